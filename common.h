@@ -1,0 +1,133 @@
+/*
+ common.h: the few things every other file needs.
+
+ Provides:
+   - fail(): the one way a user-caused error leaves the program: it throws Error with a
+     one-line message; main() prints it and exits 1, tests catch it and check the message
+   - HD: marks a function that both the CPU loops and the CUDA kernels call
+   - Rng: a seeded stream of random numbers (splitmix64) for data, init and batch order
+   - hash32(): a stateless integer hash for counter-based randomness (dropout), written with
+     32-bit operations only so that a CUDA kernel reproduces it bit for bit
+   - word helpers: prompts and targets are lists of words separated by single spaces
+*/
+#pragma once
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef __CUDACC__
+#define HD __host__ __device__
+#else
+#define HD
+#endif
+
+// ----------------------------------------------------------------------------
+// errors
+
+struct Error : std::runtime_error {
+    explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// printf-style message -> Error. Messages say what was wrong and what would be valid.
+[[noreturn]] inline void fail(const char* format, ...) {
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    throw Error(message);
+}
+
+// ----------------------------------------------------------------------------
+// random numbers
+
+// splitmix64 (Steele, Lea & Flood 2014): one 64-bit state, one add and a mixing function
+// per draw. Small, fast and statistically strong enough for data and initialisation.
+HD inline uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+struct Rng {
+    uint64_t state;
+
+    uint64_t next() {
+        state += 0x9e3779b97f4a7c15ULL;  // the golden-ratio increment of splitmix64
+        return mix64(state);
+    }
+    // uniform integer in [0, n): Lemire's multiply-shift on the top 32 bits; the bias is
+    // below n / 2^32, far under anything the tasks or the batch sampler could notice
+    int below(int n) { return (int)(((next() >> 32) * (uint64_t)n) >> 32); }
+    // uniform integer in [lo, hi], both ends included
+    int between(int lo, int hi) { return lo + below(hi - lo + 1); }
+    // uniform double in [0, 1) from the top 53 bits
+    double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
+    // standard normal draw (Box-Muller); 1 - uniform() is in (0, 1], so the log is finite
+    double normal() {
+        double u1 = 1.0 - uniform(), u2 = uniform();
+        return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    }
+};
+
+// An independent stream for each purpose: the same (seed, a, b, c) always gives the same
+// numbers, and changing any part gives unrelated ones. Used so that, e.g., the test split
+// does not change when the train split's size does.
+inline Rng rng_stream(uint64_t seed, uint64_t a, uint64_t b = 0, uint64_t c = 0) {
+    uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ULL);
+    h = mix64(h ^ (a + 0x632be59bd9b4e019ULL));
+    h = mix64(h ^ (b + 0x8cb92ba72f3d8dd7ULL));
+    h = mix64(h ^ (c + 0x2545f4914f6cdd1dULL));
+    return Rng{h};
+}
+
+// A string's 64-bit FNV-1a hash: names a stream after a word (a task, a tensor).
+inline uint64_t hash_string(const char* s) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+// 32-bit integer finaliser (multiply-xorshift, constants from Wellons' hash-prospector):
+// only 32-bit multiplies and shifts, so CPU and GPU produce the same bits.
+HD inline uint32_t hash32(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+// ----------------------------------------------------------------------------
+// words
+
+typedef std::vector<std::string> Words;
+
+// splits on runs of spaces; a prompt written by a person may have doubled spaces
+inline Words split_words(const std::string& line) {
+    Words words;
+    size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && line[i] == ' ') i++;
+        size_t j = i;
+        while (j < line.size() && line[j] != ' ') j++;
+        if (j > i) words.push_back(line.substr(i, j - i));
+        i = j;
+    }
+    return words;
+}
+
+inline std::string join_words(const Words& words) {
+    std::string line;
+    for (size_t i = 0; i < words.size(); i++) {
+        if (i > 0) line += ' ';
+        line += words[i];
+    }
+    return line;
+}

@@ -1,0 +1,131 @@
+// Tests of the ./train command line, run as a user would run it (the binary must be built):
+// --show for every task, --show piped into --answer, --help, and one clear error line with a
+// non-zero exit for every kind of bad input.
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "tasks.h"
+#include "test/unity.h"
+
+struct Result {
+    int status;
+    std::string out, err;
+};
+
+static std::string read_file(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// runs ./train with the given arguments and standard input; captures both outputs
+static Result train(const std::string& args, const std::string& input = "") {
+    static std::string dir;
+    if (dir.empty()) {
+        char pattern[] = "/tmp/test_cli_XXXXXX";
+        dir = mkdtemp(pattern);
+    }
+    std::ofstream(dir + "/in") << input;
+    std::string command = "./train " + args + " < " + dir + "/in > " + dir + "/out 2> " + dir + "/err";
+    int status = system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir + "/out"), read_file(dir + "/err")};
+}
+
+static std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    for (std::string line; std::getline(s, line);) out.push_back(line);
+    return out;
+}
+
+// one line on stderr, "train: error: ...", containing `text`; nothing else
+static std::string error_problem(const Result& r, const std::string& text) {
+    if (r.status != 1) return "exit status " + std::to_string(r.status) + ", expected 1";
+    std::vector<std::string> e = lines(r.err);
+    if (e.size() != 1) return "expected one line on stderr, got " + std::to_string(e.size()) + ": " + r.err;
+    if (e[0].rfind("train: error: ", 0) != 0 || e[0].find(text) == std::string::npos)
+        return "expected 'train: error: ...' containing '" + text + "', got '" + e[0] + "'";
+    return "";
+}
+
+static void test_show_prints_tab_separated_examples_for_every_task(void) {
+    for (const Task& task : TASKS) {
+        Result r = train(std::string("--task ") + task.name + " --show 3");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+        std::vector<std::string> out = lines(r.out);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(3, out.size(), task.name);
+        for (const std::string& line : out) {
+            TEST_ASSERT_MESSAGE(std::count(line.begin(), line.end(), '\t') == 1, line.c_str());
+            TEST_ASSERT_MESSAGE(line.find("<eos>") == std::string::npos, line.c_str());
+        }
+    }
+}
+
+// --answer, fed --show's prompts, prints exactly --show's targets, for every task and split
+static void test_answer_reproduces_the_targets_of_shown_prompts(void) {
+    for (const Task& task : TASKS)
+        for (const char* split : {"train", "test"}) {
+            Result shown = train(std::string("--task ") + task.name + " --show 40 --split " + split);
+            TEST_ASSERT_EQUAL_INT_MESSAGE(0, shown.status, shown.err.c_str());
+            std::string prompts, targets;
+            for (const std::string& line : lines(shown.out)) {
+                prompts += line.substr(0, line.find('\t')) + "\n";
+                targets += line.substr(line.find('\t') + 1) + "\n";
+            }
+            Result answered = train(std::string("--task ") + task.name + " --answer", prompts);
+            TEST_ASSERT_EQUAL_INT_MESSAGE(0, answered.status, answered.err.c_str());
+            TEST_ASSERT_EQUAL_STRING_MESSAGE(targets, answered.out, task.name);
+        }
+}
+
+static void test_help_lists_every_task_and_flag(void) {
+    Result r = train("--help");
+    TEST_ASSERT_EQUAL_INT(0, r.status);
+    for (const Task& task : TASKS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + task.name + " ") != std::string::npos, task.name);
+    for (const char* flag : {"--task", "--show", "--split", "--answer", "--train-size", "--test-max", "--data-seed"})
+        TEST_ASSERT_MESSAGE(r.out.find(flag) != std::string::npos, flag);
+}
+
+static void test_bad_input_gets_one_error_line_and_exit_1(void) {
+    struct Bad { const char* args; const char* input; const char* message; };
+    const Bad cases[] = {
+        {"--task copyy --show 1", "", "unknown task 'copyy' (valid: copy copy_rsc2x"},
+        {"--tsk copy", "", "unknown flag '--tsk' (valid: --task"},
+        {"--task copy --show 1 --split dev", "", "unknown split 'dev' (valid: train valid test)"},
+        {"--task copy --show", "", "--show needs a value"},
+        {"--task copy --show three", "", "--show expects an integer"},
+        {"--task copy --train-size -5 --show 1", "", "--train-size expects an integer"},
+        {"--task copy --train-size 0 --show 1", "", "--train-size 0 is out of range"},
+        {"--task scan --show 20000 --split test", "", "--show 20000: the test split of scan has 3136 examples"},
+        {"--task lego --test-max 40 --show 1", "", "lego can not make examples longer than 26"},
+        {"--task sum --answer", "Compute: 1 + 2 . [SEP]\nCompute: 1 + + 2 . [SEP]\n", "line 2: word 4: expected a digit, found '+'"},
+        {"--task sum --answer", "\n", "line 1: empty prompt"},
+        {"--task copy", "", "nothing to do"},
+    };
+    for (const Bad& b : cases) {
+        std::string problem = error_problem(train(b.args, b.input), b.message);
+        TEST_ASSERT_MESSAGE(problem.empty(), (std::string(b.args) + ": " + problem).c_str());
+    }
+}
+
+static void test_answer_prints_the_lines_before_a_bad_one(void) {
+    Result r = train("--task addition --answer", "Compute 1 + 2 ?\nCompute 1 +\n");
+    TEST_ASSERT_EQUAL_INT(1, r.status);
+    TEST_ASSERT_EQUAL_STRING("The answer is 3 .\n", r.out);
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    if (access("./train", X_OK) != 0) {
+        fprintf(stderr, "test_cli: ./train is not built; run `make` first\n");
+        return 1;
+    }
+    RUN_TEST(test_show_prints_tab_separated_examples_for_every_task);
+    RUN_TEST(test_answer_reproduces_the_targets_of_shown_prompts);
+    RUN_TEST(test_help_lists_every_task_and_flag);
+    RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
+    RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
+    return UNITY_END();
+}

@@ -1,0 +1,663 @@
+// Tests of tasks.h: formats, gold answers against independent computations written here (not
+// the solvers' code paths), length ranges and per-length counts, determinism, split
+// independence, no test prompt in train, SCAN's counts, PCFG's sampler against the grammar.
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "tasks.h"
+#include "test/unity.h"
+
+// Small splits keep the whole file to a few seconds; the properties do not depend on size.
+static DataConfig small_config(uint64_t seed = 9842497) {
+    DataConfig c;
+    c.seed = seed;
+    c.train_size = 3000;
+    c.valid_size = 400;
+    c.test_size = 1200;
+    return c;
+}
+
+static Words prompt_words(const Split& s, const Vocab& v, int i) {
+    Words prompt, target;
+    example_words(s, v, i, &prompt, &target);
+    return prompt;
+}
+
+// ----------------------------------------------------------------------------
+// independent gold answers: each parses the prompt its own way and computes the answer directly.
+// They return the expected target as text, or "" when the prompt does not have the family's form.
+
+static std::vector<std::string> between(const Words& w, const std::string& open, const std::string& close) {
+    auto a = std::find(w.begin(), w.end(), open), b = std::find(w.begin(), w.end(), close);
+    return a < b ? std::vector<std::string>(a + 1, b) : std::vector<std::string>();
+}
+
+// splits a word list at every `separator`
+static std::vector<Words> pieces(const Words& w, const std::string& separator) {
+    std::vector<Words> out(1);
+    for (const std::string& x : w) {
+        if (x == separator) out.emplace_back();
+        else out.back().push_back(x);
+    }
+    return out;
+}
+
+static std::string concat_text(const Words& w) {
+    std::string s;
+    for (const std::string& x : w) s += x;
+    return s;
+}
+
+static std::string spaced(const std::string& digits) {
+    std::string s;
+    for (char c : digits) s += std::string(s.empty() ? "" : " ") + c;
+    return s;
+}
+
+static std::string expected_copy(const Task& task, const Words& p) {
+    if (p.size() < 3 || p.back() != "[SEP]") return "";
+    bool rdc = p[0] == "Replace";
+    Words input(p.begin() + (rdc ? 5 : 1), p.end() - 1);
+    std::string in = join_words(input), rev = join_words(Words(input.rbegin(), input.rend()));
+    std::string name = task.name;
+    if (name == "copy" || name == "copy_cmc" || name == "reverse_mc") return name == "reverse_mc" ? rev : in;
+    if (name == "copy_rsc2x") return in + " " + in;
+    if (name == "copy_rdc") return join_words(Words(input.size(), p[3]));
+    if (name == "copy_cmc2x") return in + " [NEXT] " + in;
+    if (name == "reverse") return rev + " [NEXT] " + rev;
+    if (name == "reverse_mcrv") return rev + " [NEXT] " + in;
+    return "";
+}
+
+static std::string expected_addition(const Words& p) {
+    std::vector<Words> operands = pieces(Words(p.begin() + 1, p.end() - 1), "+");
+    unsigned long long x = std::stoull(concat_text(operands[0])), y = std::stoull(concat_text(operands[1]));
+    return "The answer is " + spaced(std::to_string(x + y)) + " .";
+}
+
+static std::string expected_poly(const Words& p) {
+    auto in = std::find(p.begin(), p.end(), "in");
+    long long x = std::stoll(concat_text(Words(p.begin() + 4, in)));  // "- 2" -> "-2"
+    long long value = 0;
+    for (const Words& term : pieces(Words(in + 1, p.end() - 1), "+")) {
+        auto star = std::find(term.begin(), term.end(), "*");
+        long long coefficient = std::stoll(concat_text(Words(term.begin(), star)));
+        long long power = 1;
+        for (int k = 0; k < std::stoi(term.back()); k++) power *= x;
+        value += coefficient * power;
+    }
+    long long mod = value % 10;
+    return "The answer is " + std::to_string(mod < 0 ? mod + 10 : mod) + " .";
+}
+
+static std::string expected_sort(const Task& task, const Words& p) {
+    const std::string order = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN";
+    std::vector<Words> items = pieces(between(p, "[", "]"), ",");
+    std::vector<std::pair<long long, std::string>> keyed;
+    for (const Words& item : items) {
+        std::string text = join_words(item);
+        long long key = std::string(task.name) == "sort" ? (long long)order.find(text) : std::stoll(concat_text(item));
+        keyed.push_back({key, text});
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::string out = "The sorted list is [";
+    for (size_t i = 0; i < keyed.size(); i++) out += (i ? " , " : " ") + keyed[i].second;
+    return out + " ] .";
+}
+
+static std::string expected_sum(const Words& p) {
+    int sum = 0;
+    for (const Words& number : pieces(Words(p.begin() + 1, p.end() - 2), "+")) sum += std::stoi(concat_text(number));
+    return "The answer is " + std::to_string(sum % 10) + " .";
+}
+
+static std::string expected_parity(const Words& p) {
+    Words bits = between(p, "[", "]");
+    long ones = std::count(bits.begin(), bits.end(), "1");
+    return std::string("The answer is ") + (ones % 2 == 0 ? "Yes" : "No") + " .";
+}
+
+// fixpoint iteration: sweep the clauses until every variable has a value
+static std::string expected_lego(const Words& p) {
+    std::vector<Words> clauses = pieces(Words(p.begin() + 1, std::find(p.begin(), p.end(), ".")), ",");
+    std::map<std::string, int> value;
+    for (size_t sweep = 0; sweep < clauses.size(); sweep++)
+        for (const Words& c : clauses) {
+            if (c.size() == 3) value[c[0]] = c[2] == "+1" ? 1 : -1;
+            else if (value.count(c[3])) value[c[0]] = (c[2] == "+" ? 1 : -1) * value[c[3]];
+        }
+    std::string query = p[p.size() - 2];
+    if (!value.count(query)) return "";
+    return std::string("The answer is ") + (value[query] > 0 ? "+1" : "-1") + " .";
+}
+
+// SCAN by position: a half is [x] [opposite|around]? [left|right]? [twice|thrice]?
+static Words scan_half(const Words& h) {
+    size_t i = 0;
+    std::string x = h[i++], mode, direction;
+    if (i < h.size() && (h[i] == "opposite" || h[i] == "around")) mode = h[i++];
+    if (i < h.size() && (h[i] == "left" || h[i] == "right")) direction = h[i++];
+    int times = i < h.size() ? (h[i] == "twice" ? 2 : 3) : 1;
+    std::string act = x == "turn" ? "" : std::string(1, (char)toupper(x[0])) + x.substr(1);
+    std::string turn = direction.empty() ? "" : (direction == "left" ? "Left" : "Right");
+    Words once;
+    int rounds = mode == "around" ? 4 : 1;
+    for (int r = 0; r < rounds; r++) {
+        if (mode == "opposite") once.push_back(turn);
+        if (!turn.empty()) once.push_back(turn);
+        if (!act.empty()) once.push_back(act);
+    }
+    Words out;
+    for (int t = 0; t < times; t++) out.insert(out.end(), once.begin(), once.end());
+    return out;
+}
+
+static std::string expected_scan(const Words& p) {
+    Words command(p.begin() + 1, p.end() - 1);
+    for (size_t i = 0; i < command.size(); i++)
+        if (command[i] == "and" || command[i] == "after") {
+            Words a = scan_half(Words(command.begin(), command.begin() + i)), b = scan_half(Words(command.begin() + i + 1, command.end()));
+            return command[i] == "and" ? join_words(a) + " " + join_words(b) : join_words(b) + " " + join_words(a);
+        }
+    return join_words(scan_half(command));
+}
+
+// PCFG from right to left with a stack: a symbol run is pushed as one string when the word
+// before it is a function or ','; a function pops its arguments (the first argument on top).
+static std::string expected_pcfg(const Words& p) {
+    static const std::set<std::string> unary = {"copy", "reverse", "shift", "echo", "swap_first_last", "repeat"};
+    static const std::set<std::string> binary = {"append", "prepend", "remove_first", "remove_second"};
+    std::vector<Words> stack;
+    Words run;
+    for (size_t i = p.size() - 2; i >= 1; i--) {
+        const std::string& w = p[i];
+        bool is_function = unary.count(w) || binary.count(w);
+        if (!is_function && w != ",") {
+            run.insert(run.begin(), w);
+            if (unary.count(p[i - 1]) || binary.count(p[i - 1]) || p[i - 1] == "," || p[i - 1] == "Solve:") {
+                stack.push_back(run);
+                run.clear();
+            }
+            continue;
+        }
+        if (w == ",") continue;
+        Words x = stack.back();
+        stack.pop_back();
+        if (w == "copy") stack.push_back(x);
+        if (w == "reverse") stack.push_back(Words(x.rbegin(), x.rend()));
+        if (w == "shift") { Words s(x.begin() + 1, x.end()); s.push_back(x[0]); stack.push_back(s); }
+        if (w == "echo") { x.push_back(x.back()); stack.push_back(x); }
+        if (w == "repeat") { Words s = x; s.insert(s.end(), x.begin(), x.end()); stack.push_back(s); }
+        if (w == "swap_first_last") { Words s = x; std::swap(s.front(), s.back()); stack.push_back(s); }
+        if (binary.count(w)) {
+            Words y = stack.back();
+            stack.pop_back();
+            if (w == "append") { x.insert(x.end(), y.begin(), y.end()); stack.push_back(x); }
+            if (w == "prepend") { y.insert(y.end(), x.begin(), x.end()); stack.push_back(y); }
+            if (w == "remove_first") stack.push_back(y);
+            if (w == "remove_second") stack.push_back(x);
+        }
+    }
+    return stack.size() == 1 ? join_words(stack[0]) : "";
+}
+
+static std::string expected_target(const Task& task, const Words& p) {
+    std::string family(task.name);
+    if (family.rfind("copy", 0) == 0 || family.rfind("reverse", 0) == 0) return expected_copy(task, p);
+    if (family == "addition") return expected_addition(p);
+    if (family == "poly") return expected_poly(p);
+    if (family.rfind("sort", 0) == 0) return expected_sort(task, p);
+    if (family == "sum") return expected_sum(p);
+    if (family == "parity") return expected_parity(p);
+    if (family == "lego") return expected_lego(p);
+    if (family == "scan") return expected_scan(p);
+    return expected_pcfg(p);
+}
+
+// λ recounted from the prompt and target text
+static int expected_length(const Task& task, const Words& p, const Words& target) {
+    std::string name = task.name;
+    if (name == "addition") {
+        std::vector<Words> operands = pieces(Words(p.begin() + 1, p.end() - 1), "+");
+        return (int)std::max(operands[0].size(), operands[1].size());
+    }
+    if (name == "scan") return (int)target.size();
+    int count = 0;
+    for (const std::string& w : p)
+        count += name == "poly" ? w == "**" : name == "lego" ? w == "=" : name == "pcfg" ? isalpha(w[0]) && islower(w[0]) : 0;
+    if (name == "poly" || name == "lego" || name == "pcfg") return count;
+    if (name.rfind("sort", 0) == 0 || name == "parity") return (int)pieces(between(p, "[", "]"), ",").size();
+    if (name == "sum") return (int)pieces(Words(p.begin() + 1, p.end() - 2), "+").size();
+    return (int)(p.size() - (name == "copy_rdc" ? 6 : 2));  // copy and reverse: the words between keyword(s) and [SEP]
+}
+
+// ----------------------------------------------------------------------------
+// every variant: format, gold answers, lengths, --answer
+
+static void test_every_example_matches_an_independent_solution(void) {
+    for (const Task& task : TASKS) {
+        Dataset d = make_dataset(task, small_config());
+        for (int k = 0; k < NUM_SPLITS; k++) {
+            const Split& s = d.splits[k];
+            for (int i = 0; i < s.size(); i++) {
+                Words prompt, target;
+                example_words(s, d.vocab, i, &prompt, &target);
+                std::string where = std::string(task.name) + " " + SPLIT_NAMES[k] + " #" + std::to_string(i) + ": " + join_words(prompt);
+                TEST_ASSERT_EQUAL_INT_MESSAGE(EOS_ID, s.example(i)[s.example_len(i) - 1], where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(expected_target(task, prompt), join_words(target), where.c_str());
+                TEST_ASSERT_EQUAL_INT_MESSAGE(expected_length(task, prompt, target), s.length[i], where.c_str());
+                int length = 0;
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(join_words(target), join_words(task_answer(task, d.vocab, join_words(prompt), &length)), where.c_str());
+            }
+        }
+    }
+}
+
+static void test_lengths_follow_the_paper_split(void) {
+    struct Expected { const char* task; int train_min, train_max, test_max; };
+    const Expected table[] = {{"copy", 2, 20, 40}, {"copy_rdc", 2, 20, 40}, {"reverse", 2, 20, 40}, {"addition", 1, 8, 16},
+                              {"poly", 1, 8, 16}, {"sort", 2, 8, 16}, {"sort_multi", 2, 8, 16}, {"sum", 2, 8, 16},
+                              {"parity", 4, 8, 16}, {"lego", 4, 8, 16}, {"scan", 1, 25, 48}, {"pcfg", 1, 8, 35}};
+    for (const Expected& e : table) {
+        Dataset d = make_dataset(find_task(e.task), small_config());
+        for (int k = 0; k < NUM_SPLITS; k++) {
+            const std::vector<int>& len = d.splits[k].length;
+            int lo = *std::min_element(len.begin(), len.end()), hi = *std::max_element(len.begin(), len.end());
+            int want_lo = k == SPLIT_TEST ? e.train_max + 1 : e.train_min, want_hi = k == SPLIT_TEST ? e.test_max : e.train_max;
+            if (std::string(e.task) == "scan" && k == SPLIT_VALID) want_lo = lo;  // 1-action commands are too few to be sure of one
+            std::string where = std::string(e.task) + " " + SPLIT_NAMES[k];
+            TEST_ASSERT_EQUAL_INT_MESSAGE(want_lo, lo, where.c_str());
+            TEST_ASSERT_EQUAL_INT_MESSAGE(want_hi, hi, where.c_str());
+        }
+    }
+}
+
+// Generated tasks: every length bin gets size / bins examples, the first size % bins one more.
+static void test_examples_are_spread_evenly_over_length_bins(void) {
+    for (const Task& task : TASKS) {
+        if (task.enumerate) continue;
+        DataConfig c = small_config();
+        Dataset d = make_dataset(task, c);
+        for (int k = 0; k < NUM_SPLITS; k++) {
+            std::map<std::pair<int, int>, int> per_bin;  // addition: (digits of a, digits of b)
+            for (int i = 0; i < d.splits[k].size(); i++) {
+                Words p = prompt_words(d.splits[k], d.vocab, i);
+                if (task.operand_pairs) {
+                    std::vector<Words> ops = pieces(Words(p.begin() + 1, p.end() - 1), "+");
+                    per_bin[{(int)ops[0].size(), (int)ops[1].size()}]++;
+                } else {
+                    per_bin[{d.splits[k].length[i], 0}]++;
+                }
+            }
+            int lo = k == SPLIT_TEST ? d.lengths.train_max + 1 : d.lengths.train_min;
+            int hi = k == SPLIT_TEST ? d.lengths.test_max : d.lengths.train_max;
+            int bins = task.operand_pairs ? (hi * hi - (lo - 1) * (lo - 1)) : hi - lo + 1;
+            int size = k == SPLIT_TRAIN ? c.train_size : k == SPLIT_VALID ? c.valid_size : c.test_size;
+            std::string where = std::string(task.name) + " " + SPLIT_NAMES[k];
+            TEST_ASSERT_EQUAL_INT_MESSAGE(size, d.splits[k].size(), where.c_str());
+            TEST_ASSERT_EQUAL_INT_MESSAGE(bins, per_bin.size(), where.c_str());
+            for (const auto& kv : per_bin) {
+                TEST_ASSERT_MESSAGE(kv.second == size / bins || kv.second == size / bins + 1, where.c_str());
+            }
+        }
+    }
+}
+
+static void test_same_seed_same_data_other_seed_other_data(void) {
+    for (const Task& task : TASKS) {
+        Vocab v = make_vocab(task);
+        for (int k = 0; k < NUM_SPLITS; k++) {
+            Split a = make_split(task, v, small_config(1), (SplitKind)k);
+            Split b = make_split(task, v, small_config(1), (SplitKind)k);
+            Split other = make_split(task, v, small_config(2), (SplitKind)k);
+            std::string where = std::string(task.name) + " " + SPLIT_NAMES[k];
+            TEST_ASSERT_MESSAGE(a.tokens == b.tokens && a.length == b.length, where.c_str());
+            TEST_ASSERT_MESSAGE(a.tokens != other.tokens, where.c_str());
+        }
+    }
+}
+
+// A split depends only on its own size and lengths: resizing train or moving --train-max's
+// neighbour settings leaves the other splits' examples where they were.
+static void test_splits_do_not_change_when_another_split_is_resized(void) {
+    for (const char* name : {"copy_cmc", "addition", "pcfg"}) {
+        const Task& task = find_task(name);
+        Vocab v = make_vocab(task);
+        DataConfig a = small_config(), b = small_config();
+        b.train_size = 2 * a.train_size;
+        TEST_ASSERT_MESSAGE(make_split(task, v, a, SPLIT_TEST).tokens == make_split(task, v, b, SPLIT_TEST).tokens, name);
+        TEST_ASSERT_MESSAGE(make_split(task, v, a, SPLIT_VALID).tokens == make_split(task, v, b, SPLIT_VALID).tokens, name);
+    }
+}
+
+static std::set<std::vector<int>> prompt_set(const Split& s) {
+    std::set<std::vector<int>> prompts;
+    for (int i = 0; i < s.size(); i++) prompts.insert(std::vector<int>(s.example(i), s.example(i) + s.prompt_len[i]));
+    return prompts;
+}
+
+static void test_no_test_prompt_appears_in_train(void) {
+    for (const Task& task : TASKS) {
+        DataConfig c = small_config();
+        c.train_size = 20000;  // more chances to collide, had the split been wrong
+        Dataset d = make_dataset(task, c);
+        std::set<std::vector<int>> train = prompt_set(d.splits[SPLIT_TRAIN]);
+        for (const std::vector<int>& p : prompt_set(d.splits[SPLIT_TEST])) TEST_ASSERT_MESSAGE(!train.count(p), task.name);
+    }
+}
+
+static void test_vocabularies_start_with_pad_and_eos_and_have_no_duplicates(void) {
+    for (const Task& task : TASKS) {
+        Vocab v = make_vocab(task);
+        TEST_ASSERT_EQUAL_STRING("<pad>", v.words[PAD_ID]);
+        TEST_ASSERT_EQUAL_STRING("<eos>", v.words[EOS_ID]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(v.size(), std::set<std::string>(v.words.begin(), v.words.end()).size(), task.name);
+    }
+    TEST_ASSERT_EQUAL_INT(100, copy_alphabet().symbols.size());
+    TEST_ASSERT_EQUAL_INT(520, pcfg_alphabet().symbols.size());
+}
+
+// ----------------------------------------------------------------------------
+// formats, by example (the paper's own examples where it gives them)
+
+static std::string answer(const char* task, const char* prompt) {
+    const Task& t = find_task(task);
+    int length = 0;
+    return join_words(task_answer(t, make_vocab(t), prompt, &length));
+}
+
+static void test_formats_match_the_paper_examples(void) {
+    TEST_ASSERT_EQUAL_STRING("a a a", answer("copy", "Copy: a a a [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("> > >", answer("copy_rdc", "Replace 6 with > in 6 6 6 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("a 7 x k [NEXT] a 7 x k", answer("copy_cmc2x", "Copy: a 7 x k [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("k x 7 a [NEXT] k x 7 a", answer("reverse", "Reverse: a 7 x k [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("k x 7 a [NEXT] a 7 x k", answer("reverse_mcrv", "Reverse: a 7 x k [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 6 3 3 .", answer("addition", "Compute 5 8 7 + 4 6 ?"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 .",
+                             answer("poly", "Evaluate at x = - 1 in - 2 * x ** 2 + 3 * x ** 0 + 1 * x ** 3 ?"));
+    // the paper's example sorts [ M, E, F, F, O ]; our 50 symbols end at N, so O becomes K
+    TEST_ASSERT_EQUAL_STRING("The sorted list is [ E , F , F , K , M ] .", answer("sort", "Sort the following list [ M , E , F , F , K ] ."));
+    TEST_ASSERT_EQUAL_STRING("The sorted list is [ 8 1 , 2 4 6 8 , 4 1 2 5 ] .",
+                             answer("sort_multi", "Sort the following list [ 2 4 6 8 , 8 1 , 4 1 2 5 ] ."));
+    TEST_ASSERT_EQUAL_STRING("The answer is 8 .", answer("sum", "Compute: 3 + 8 + 6 + 1 . [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("The answer is No .", answer("parity", "Is the number of 1's even in the sequence [ 0 , 1 , 1 , 0 , 1 ] ?"));
+    // the paper's LEGO example has its clauses shuffled; the solver does not care about order
+    TEST_ASSERT_EQUAL_STRING("The answer is +1 .",
+                             answer("lego", "If c = + t , r = + f , t = - q , q = -1 , f = - c . Then , what is the value of c ?"));
+    TEST_ASSERT_EQUAL_STRING("Right Walk", answer("scan", "Solve: walk after turn right [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("Q10 E4 S15 P7 D8 M9 W5 K15 K15",
+                             answer("pcfg", "Solve: echo append copy Q10 E4 S15 P7 , shift remove_second K15 D8 M9 W5 , H12 Q5 G10 J6 J10 [SEP]"));
+}
+
+// addition with more digits than any machine integer holds: the solver is schoolbook arithmetic
+static void test_addition_carries_through_long_operands(void) {
+    std::string nines(30, '9');
+    std::string prompt = "Compute " + spaced(nines) + " + 1 ?";
+    TEST_ASSERT_EQUAL_STRING("The answer is 1 " + spaced(std::string(30, '0')) + " .", answer("addition", prompt.c_str()));
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 .", answer("addition", "Compute 0 + 0 ?"));
+}
+
+static void test_poly_uses_python_modulo_and_zero_to_the_zero_is_one(void) {
+    // -13 % 10 == 7 in Python (paper's __main__ example: answer -13)
+    TEST_ASSERT_EQUAL_STRING("The answer is 7 .", answer("poly", "Evaluate at x = 1 in - 2 * x ** 2 + - 1 * x ** 0 + - 3 * x ** 3 + - 1 * x ** 1 + - 3 * x ** 0 + - 3 * x ** 2 ?"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 3 .", answer("poly", "Evaluate at x = 0 in 3 * x ** 0 ?"));
+}
+
+static void test_sort_uses_the_symbol_order_not_ascii(void) {
+    // in ASCII 'B' < 'a' < 'b'; in the task's order digits, then lowercase, then uppercase
+    TEST_ASSERT_EQUAL_STRING("The sorted list is [ 1 , a , b , B ] .", answer("sort", "Sort the following list [ B , b , 1 , a ] ."));
+}
+
+// ----------------------------------------------------------------------------
+// SCAN: the complete finite language
+
+static void test_scan_language_has_the_known_counts(void) {
+    const Task& scan = find_task("scan");
+    std::vector<Words> commands = scan.enumerate();
+    TEST_ASSERT_EQUAL_INT(20910, commands.size());
+    TEST_ASSERT_EQUAL_INT(20910, std::set<Words>(commands.begin(), commands.end()).size());
+    std::map<int, int> histogram;
+    for (const Words& c : commands) {
+        std::string actions = expected_scan(c);
+        histogram[(int)split_words(actions).size()]++;
+    }
+    TEST_ASSERT_EQUAL_INT(1, histogram.begin()->first);
+    TEST_ASSERT_EQUAL_INT(48, histogram.rbegin()->first);
+    // reference/tasks.md §1.3: the original length split, <= 22 actions train, 24-48 test
+    int train22 = 0, long26 = 0;
+    for (const auto& kv : histogram) {
+        train22 += kv.first <= 22 ? kv.second : 0;
+        long26 += kv.first >= 26 ? kv.second : 0;
+    }
+    TEST_ASSERT_EQUAL_INT(16990, train22);
+    TEST_ASSERT_EQUAL_INT(0, histogram[23]);
+    const int test_histogram[][2] = {{24, 336}, {25, 448}, {26, 512}, {27, 448}, {28, 448}, {30, 576},
+                                     {32, 448}, {33, 256}, {36, 64}, {40, 256}, {48, 128}};
+    for (const auto& bin : test_histogram) TEST_ASSERT_EQUAL_INT(bin[1], histogram[bin[0]]);
+    TEST_ASSERT_EQUAL_INT(3136, long26);
+}
+
+static void test_scan_splits_are_the_papers(void) {
+    DataConfig c;  // default sizes ask for more than the language has: every command is used
+    Dataset d = make_dataset(find_task("scan"), c);
+    TEST_ASSERT_EQUAL_INT(15997, d.splits[SPLIT_TRAIN].size());
+    TEST_ASSERT_EQUAL_INT(1777, d.splits[SPLIT_VALID].size());
+    TEST_ASSERT_EQUAL_INT(3136, d.splits[SPLIT_TEST].size());
+    std::set<std::vector<int>> train = prompt_set(d.splits[SPLIT_TRAIN]);
+    for (const std::vector<int>& p : prompt_set(d.splits[SPLIT_VALID])) TEST_ASSERT_MESSAGE(!train.count(p), "valid and train share a command");
+}
+
+// ----------------------------------------------------------------------------
+// PCFG
+
+static void test_pcfg_each_function_does_what_its_name_says(void) {
+    TEST_ASSERT_EQUAL_STRING("A1 B2 C3", answer("pcfg", "Solve: copy A1 B2 C3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("C3 B2 A1", answer("pcfg", "Solve: reverse A1 B2 C3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("B2 C3 A1", answer("pcfg", "Solve: shift A1 B2 C3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("A1 B2 C3 C3", answer("pcfg", "Solve: echo A1 B2 C3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("C3 B2 A1", answer("pcfg", "Solve: swap_first_last A1 B2 C3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("A1 B2 A1 B2", answer("pcfg", "Solve: repeat A1 B2 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("A1 B2 Z20 Y19", answer("pcfg", "Solve: append A1 B2 , Z20 Y19 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("Z20 Y19 A1 B2", answer("pcfg", "Solve: prepend A1 B2 , Z20 Y19 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("Z20 Y19", answer("pcfg", "Solve: remove_first A1 B2 , Z20 Y19 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("A1 B2", answer("pcfg", "Solve: remove_second A1 B2 , Z20 Y19 [SEP]"));
+    // nesting in both arguments of a binary function
+    TEST_ASSERT_EQUAL_STRING("B2 B2 A1 D4 C3 D4 C3",
+                             answer("pcfg", "Solve: append shift echo A1 B2 , repeat reverse C3 D4 [SEP]"));
+}
+
+static void test_pcfg_generated_data_exercises_every_function(void) {
+    const Task& pcfg = find_task("pcfg");
+    Vocab v = make_vocab(pcfg);
+    Split train = make_split(pcfg, v, small_config(), SPLIT_TRAIN);
+    std::map<std::string, int> uses;
+    for (int i = 0; i < train.size(); i++)
+        for (const std::string& w : prompt_words(train, v, i)) uses[w]++;
+    for (const std::string& f : concat(PCFG_UNARY, PCFG_BINARY)) TEST_ASSERT_GREATER_THAN_MESSAGE(100, uses[f], f.c_str());
+}
+
+// The grammar itself, drawn naively (p_unary, p_func ~ U(0,1), then F expanded top-down) and
+// kept only when it has exactly n functions: the reference pcfg_sample must agree with.
+static bool grammar_draw(Rng* rng, double p_unary, double p_func, int n, int* functions, std::string* shape) {
+    if (++*functions > n) return false;
+    bool unary = rng->uniform() < p_unary;
+    *shape += unary ? 'u' : 'b';
+    for (int arg = 0; arg < (unary ? 1 : 2); arg++) {
+        if (rng->uniform() < p_func) {
+            if (!grammar_draw(rng, p_unary, p_func, n, functions, shape)) return false;
+        } else {
+            *shape += 's';
+        }
+    }
+    return true;
+}
+
+// a prompt's tree shape in prefix order: u (unary), b (binary), s (a string argument)
+static std::string prompt_shape(const Words& prompt) {
+    std::string shape;
+    bool in_string = false;
+    for (size_t i = 1; i + 1 < prompt.size(); i++) {
+        const std::string& w = prompt[i];
+        bool symbol = pcfg_alphabet().contains(w);
+        if (symbol && !in_string) shape += 's';
+        in_string = symbol;
+        if (pcfg_is_unary(w)) shape += 'u';
+        if (pcfg_is_binary(w)) shape += 'b';
+    }
+    return shape;
+}
+
+static void test_pcfg_sampler_matches_rejection_from_the_grammar(void) {
+    const int n = 3, draws = 40000;
+    // Sampling noise for 22 shapes and 40,000 draws each puts the total variation distance near
+    // 0.01; a sampler with the wrong law of b (e.g. uniform) is 0.08 away on b alone.
+    const double max_total_variation = 0.03;
+    const Task& pcfg = find_task("pcfg");
+    std::map<std::string, double> exact, reference;
+    Rng rng = rng_stream(5, 0);
+    for (int i = 0; i < draws; i++) exact[prompt_shape(pcfg.sample(pcfg, &rng, Bin{n, n, n}))] += 1.0 / draws;
+    for (int kept = 0; kept < draws;) {
+        double p_unary = rng.uniform(), p_func = rng.uniform();
+        int functions = 0;
+        std::string shape;
+        if (grammar_draw(&rng, p_unary, p_func, n, &functions, &shape) && functions == n) {
+            reference[shape] += 1.0 / draws;
+            kept++;
+        }
+    }
+    TEST_ASSERT_EQUAL_INT(22, reference.size());  // ordered trees with 3 functions of arity 1 or 2
+    TEST_ASSERT_EQUAL_INT(22, exact.size());
+    double distance = 0;
+    for (const auto& kv : reference) distance += 0.5 * std::fabs(kv.second - exact[kv.first]);
+    TEST_ASSERT_LESS_THAN(max_total_variation, distance);
+}
+
+static void test_pcfg_string_arguments_are_not_reused_within_a_prompt(void) {
+    const Task& pcfg = find_task("pcfg");
+    Rng rng = rng_stream(6, 0);
+    for (int i = 0; i < 300; i++) {
+        Words p = pcfg.sample(pcfg, &rng, Bin{12, 12, 12});
+        std::vector<std::string> strings;
+        std::string current;
+        for (size_t j = 1; j < p.size(); j++) {
+            if (pcfg_alphabet().contains(p[j])) {
+                current += p[j] + " ";
+                continue;
+            }
+            if (!current.empty()) strings.push_back(current);
+            current.clear();
+        }
+        std::set<std::string> distinct(strings.begin(), strings.end());
+        TEST_ASSERT_EQUAL_INT_MESSAGE(strings.size(), distinct.size(), join_words(p).c_str());
+        for (const std::string& s : strings) {
+            int symbols = (int)split_words(s).size();
+            TEST_ASSERT_MESSAGE(symbols >= 2 && symbols <= 5, s.c_str());
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------
+// bad input: one clear message, never a crash
+
+static void test_malformed_prompts_are_refused_with_the_place_named(void) {
+    struct Bad { const char* task; const char* prompt; const char* message; };
+    const Bad cases[] = {
+        {"copy", "Copy: a b a [SEP]", "one word repeated"},
+        {"copy_cmc", "Copy: a b", "expected a symbol or '[SEP]' after the last word"},
+        {"copy_cmc", "Copy: a [NEXT] b [SEP]", "word 3: expected a symbol or '[SEP]', found '[NEXT]'"},
+        {"copy_cmc", "Copy: a b [SEP] c", "word 5: unexpected 'c'"},
+        {"copy_cmc", "Copy: a ☃ [SEP]", "word 3: '☃' is not in the copy_cmc vocabulary"},
+        {"copy_rdc", "Replace a with a in a a [SEP]", "must differ"},
+        {"addition", "Compute 0 7 + 1 ?", "word 2: a number may not start with 0"},
+        {"addition", "Compute 1 + ?", "word 4: expected a digit, found '?'"},
+        {"poly", "Evaluate at x = 1 in 1 * x ** 1 0 0 0 0 0 0 0 0 0 ?", "at most 9 digits"},
+        {"sort", "Sort the following list [ ] .", "word 6: expected a list item, found ']'"},
+        {"parity", "Is the number of 1's even in the sequence [ 0 , 2 ] ?", "word 13: '2' is not in the parity vocabulary"},
+        {"lego", "If a = + b , b = - a . Then , what is the value of a ?", "circle"},
+        {"lego", "If a = + b . Then , what is the value of a ?", "'b' is used but never defined"},
+        {"lego", "If a = +1 , a = -1 . Then , what is the value of a ?", "defined twice"},
+        {"scan", "Solve: turn twice [SEP]", "word 3: expected a direction (left or right), found 'twice'"},
+        {"scan", "Solve: walk and [SEP]", "word 4: expected an action"},
+        {"pcfg", "Solve: append A1 B2 [SEP]", "word 5: expected ',', found '[SEP]'"},
+        {"pcfg", "Solve: copy , A1 [SEP]", "word 3: expected a function or a symbol"},
+    };
+    for (const Bad& b : cases) {
+        const Task& t = find_task(b.task);
+        int length = 0;
+        TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), b.prompt, &length), b.message);
+    }
+}
+
+static void test_pathological_pcfg_prompts_are_refused_not_crashed_on(void) {
+    const Task& t = find_task("pcfg");
+    Vocab v = make_vocab(t);
+    int length = 0;
+    std::string deep = "Solve:";
+    for (int i = 0; i < 5000; i++) deep += " copy";
+    TEST_ASSERT_THROWS_WITH(task_answer(t, v, deep + " A1 [SEP]", &length), "nested deeper than");
+    std::string doubling = "Solve:";
+    for (int i = 0; i < 40; i++) doubling += " repeat";
+    TEST_ASSERT_THROWS_WITH(task_answer(t, v, doubling + " A1 [SEP]", &length), "longer than");
+}
+
+static void test_impossible_splits_are_refused(void) {
+    DataConfig c;
+    c.train_max = 1;
+    TEST_ASSERT_THROWS_WITH(length_split(find_task("copy"), c), "--train-max 1 is below copy's shortest length 2");
+    c = DataConfig();
+    c.train_max = 20;
+    c.test_max = 20;
+    TEST_ASSERT_THROWS_WITH(length_split(find_task("copy"), c), "leaves no test lengths");
+    c = DataConfig();
+    c.test_max = 27;
+    TEST_ASSERT_THROWS_WITH(length_split(find_task("lego"), c), "longer than 26");
+    c = DataConfig();
+    c.valid_size = 0;
+    TEST_ASSERT_THROWS_WITH(length_split(find_task("sum"), c), "--valid-size 0 is out of range");
+}
+
+// ----------------------------------------------------------------------------
+// random streams
+
+static void test_rng_streams_are_reproducible_and_independent(void) {
+    Rng a = rng_stream(1, 2, 3), b = rng_stream(1, 2, 3), c = rng_stream(1, 2, 4);
+    int same = 0;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t x = a.next();
+        TEST_ASSERT_MESSAGE(x == b.next(), "same stream, different numbers");
+        same += x == c.next();
+    }
+    TEST_ASSERT_EQUAL_INT(0, same);
+    // below(n) covers [0, n) evenly: 60,000 draws of a die, each face within 5 sigma of 10,000
+    int faces[6] = {0};
+    for (int i = 0; i < 60000; i++) faces[a.below(6)]++;
+    for (int f = 0; f < 6; f++) TEST_ASSERT_DOUBLE_WITHIN(5 * 91.3, 10000, faces[f]);
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    RUN_TEST(test_every_example_matches_an_independent_solution);
+    RUN_TEST(test_lengths_follow_the_paper_split);
+    RUN_TEST(test_examples_are_spread_evenly_over_length_bins);
+    RUN_TEST(test_same_seed_same_data_other_seed_other_data);
+    RUN_TEST(test_splits_do_not_change_when_another_split_is_resized);
+    RUN_TEST(test_no_test_prompt_appears_in_train);
+    RUN_TEST(test_vocabularies_start_with_pad_and_eos_and_have_no_duplicates);
+    RUN_TEST(test_formats_match_the_paper_examples);
+    RUN_TEST(test_addition_carries_through_long_operands);
+    RUN_TEST(test_poly_uses_python_modulo_and_zero_to_the_zero_is_one);
+    RUN_TEST(test_sort_uses_the_symbol_order_not_ascii);
+    RUN_TEST(test_scan_language_has_the_known_counts);
+    RUN_TEST(test_scan_splits_are_the_papers);
+    RUN_TEST(test_pcfg_each_function_does_what_its_name_says);
+    RUN_TEST(test_pcfg_generated_data_exercises_every_function);
+    RUN_TEST(test_pcfg_sampler_matches_rejection_from_the_grammar);
+    RUN_TEST(test_pcfg_string_arguments_are_not_reused_within_a_prompt);
+    RUN_TEST(test_malformed_prompts_are_refused_with_the_place_named);
+    RUN_TEST(test_pathological_pcfg_prompts_are_refused_not_crashed_on);
+    RUN_TEST(test_impossible_splits_are_refused);
+    RUN_TEST(test_rng_streams_are_reproducible_and_independent);
+    return UNITY_END();
+}
