@@ -13,8 +13,8 @@ NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3
 
-HEADERS = common.h tasks.h
-TESTS = test/test_tasks test/test_cli
+HEADERS = common.h tasks.h pe.h model.h
+TESTS = test/test_tasks test/test_pe test/test_model test/test_cli
 
 .PHONY: all test clean
 

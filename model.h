@@ -1,0 +1,879 @@
+/*
+ model.h: the model, written out as the CPU reference every GPU kernel is checked against.
+
+ A pre-norm, decoder-only transformer as the paper ran it (T5-base's decoder stack without
+ cross-attention; reference/paper-protocol.md §4):
+     h = dropout(wte[token] + PE input)                                    (B, T, C)
+     for each layer:  h += dropout(attention(rmsnorm(h)) Wo^T)
+                      h += dropout(dropout(relu(rmsnorm(h) W1^T)) W2^T)
+     logits = (dropout(rmsnorm(h)) * C^-0.5) wte^T                         tied embedding
+ RMSNorm has no mean and no bias (eps 1e-6); attention scores are q.k with no 1/sqrt(HS) (the
+ init compensates), plus the PE's bias, causal; nothing has a bias vector.
+
+ Provides: ModelConfig and presets; the parameter table (every tensor's name, shape, init and
+ weight decay: init, AdamW, checkpoints and tests walk it, nothing else names tensors); each
+ layer's forward and backward, side by side; model_forward / model_backward; AdamW with the
+ paper's schedule and clipping; checkpoints.
+
+ Conventions:
+   - dims: B batch, T time, C channels, NH heads, HS head size, F feed-forward width, V vocab,
+     L layers; pointer comments give shapes
+   - forward functions overwrite their outputs; backward functions accumulate (+=) into every
+     gradient they write, so the caller zeroes what it starts
+   - every output element is computed by one thread, summing in a fixed order, so results do
+     not depend on the number of threads and runs repeat bit for bit
+   - `real` is float in the program and double in the gradient-check test (MODEL_REAL)
+*/
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "pe.h"
+
+#ifndef MODEL_REAL
+#define MODEL_REAL float
+#endif
+typedef MODEL_REAL real;
+
+// ----------------------------------------------------------------------------
+// configuration
+
+struct ModelConfig {
+    int L, C, NH, F;         // layers, channels, heads, feed-forward width
+    int V;                   // vocabulary
+    int max_T;               // longest sequence the PE tables and buffers are made for
+    PEKind pe;
+    float rope_frac;         // RoPE: fraction of each head's dims that rotate (paper: 0.25)
+    float dropout;           // paper: 0.1
+    int HS() const { return C / NH; }
+};
+
+struct Preset {
+    const char* name;
+    int L, C, NH, F;
+};
+static const Preset PRESETS[] = {
+    {"paper", 12, 768, 12, 3072},  // T5-base's decoder: the paper's model
+    {"small", 6, 384, 6, 1536},
+    {"tiny", 2, 64, 4, 256},       // trains on a laptop's CPU in minutes
+};
+
+static const double RMSNORM_EPS = 1e-6;  // T5 layer_norm_epsilon
+static const int MAX_DIM = 1 << 16;      // refuse absurd sizes with a message, not an allocation failure
+
+inline void validate_model_config(const ModelConfig& c) {
+    const int dims[] = {c.L, c.C, c.NH, c.F, c.V, c.max_T};
+    const char* names[] = {"--layers", "--d-model", "--heads", "--d-ff", "vocabulary", "sequence length"};
+    for (int i = 0; i < 6; i++)
+        if (dims[i] < 1 || dims[i] > MAX_DIM) fail("%s %d is out of range [1, %d]", names[i], dims[i], MAX_DIM);
+    if (c.C % c.NH) fail("--d-model %d is not divisible by --heads %d", c.C, c.NH);
+    if (!(c.rope_frac > 0 && c.rope_frac <= 1)) fail("--rope-frac %g is out of range (0, 1]", c.rope_frac);
+    if (c.pe == PE_ROPE && rope_dims(c.HS(), c.rope_frac) == 0)
+        fail("--rope-frac %g rotates no pair of a %d-dim head", c.rope_frac, c.HS());
+    if (!(c.dropout >= 0 && c.dropout < 1)) fail("--dropout %g is out of range [0, 1)", c.dropout);
+}
+
+// ----------------------------------------------------------------------------
+// the parameter table
+
+enum ParamId { P_WTE, P_PE_TABLE, P_LNF, P_LN1, P_WQ, P_WK, P_WV, P_WO, P_LN2, P_W1, P_W2, NUM_PARAMS };
+enum Dim { D_ONE, D_C, D_F, D_V, D_NH, D_PE_ROWS };
+
+struct ParamSpec {
+    const char* name;
+    bool per_layer;  // one copy per layer, or one for the whole model
+    Dim rows, cols;
+    bool decay;      // AdamW weight decay (the paper's HF Trainer decays all of these)
+    double (*init_std)(const ModelConfig& c);  // normal(0, std); nullptr: ones (norm weights)
+};
+
+// Init is HF 4.16's T5 init (paper-protocol §4); q's smaller std stands in for the missing
+// 1/sqrt(HS) in the scores.
+static const ParamSpec PARAMS[NUM_PARAMS] = {
+    {"wte", false, D_V, D_C, true, [](const ModelConfig&) { return 1.0; }},  // token embedding, tied LM head
+    {"pe_table", false, D_PE_ROWS, D_NH, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},  // T5 bias, shared by all layers
+    {"lnf", false, D_ONE, D_C, true, nullptr},  // final RMSNorm weight
+    {"ln1", true, D_ONE, D_C, true, nullptr},
+    {"wq", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt((double)c.C * c.HS()); }},
+    {"wk", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},
+    {"wv", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},
+    {"wo", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},
+    {"ln2", true, D_ONE, D_C, true, nullptr},
+    {"w1", true, D_F, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},
+    {"w2", true, D_C, D_F, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.F); }},
+};
+
+inline int dim_size(const ModelConfig& c, Dim d) {
+    switch (d) {
+        case D_ONE: return 1;
+        case D_C: return c.C;
+        case D_F: return c.F;
+        case D_V: return c.V;
+        case D_NH: return c.NH;
+        default: return pe_table_rows(c.pe);
+    }
+}
+
+inline size_t param_numel(const ModelConfig& c, int id) { return (size_t)dim_size(c, PARAMS[id].rows) * dim_size(c, PARAMS[id].cols); }
+
+// Where each tensor lives in the one flat parameter array: the model-wide tensors first, in
+// table order, then one block per layer holding that layer's tensors in table order. So wq, wk,
+// wv of a layer are adjacent and form one (3C, C) matrix: a single matmul computes q, k and v.
+struct Layout {
+    size_t offset[NUM_PARAMS];  // per-layer tensors: the offset of layer 0's copy
+    size_t layer_size, total;
+
+    size_t at(int id, int layer) const { return offset[id] + (PARAMS[id].per_layer ? layer * layer_size : 0); }
+};
+
+inline Layout make_layout(const ModelConfig& c) {
+    Layout layout{};
+    size_t next = 0;
+    for (int id = 0; id < NUM_PARAMS; id++)
+        if (!PARAMS[id].per_layer) layout.offset[id] = next, next += param_numel(c, id);
+    size_t first_layer = next;
+    for (int id = 0; id < NUM_PARAMS; id++)
+        if (PARAMS[id].per_layer) layout.offset[id] = next, next += param_numel(c, id);
+    layout.layer_size = next - first_layer;
+    layout.total = first_layer + c.L * layout.layer_size;
+    return layout;
+}
+
+// ----------------------------------------------------------------------------
+// dropout: counter-based, so no mask is stored and the GPU can draw the same one
+
+// Every dropout site (one tensor of one layer) at one step has a key; element i of the site is
+// kept iff hash32(key ^ hash32(i)) >= p * 2^32. Same seed, step, site and index, same decision:
+// in forward and backward, on CPU and GPU.
+enum DropoutSite { SITE_EMBED, SITE_FINAL, SITE_ATTN_PROBS, SITE_ATTN_OUT, SITE_FFN_HIDDEN, SITE_FFN_OUT };
+static const int SITES_PER_LAYER = 4;  // the last four above, once per layer
+
+struct Dropout {
+    float p;  // probability of dropping; 0 turns dropout off (evaluation)
+    uint64_t seed;
+    int step;
+
+    uint32_t threshold() const { return (uint32_t)(p * 4294967296.0); }
+    real scale() const { return (real)(1.0 / (1.0 - p)); }
+    uint32_t key(DropoutSite site, int layer = 0) const {
+        int index = site < SITE_ATTN_PROBS ? site : SITE_ATTN_PROBS + layer * SITES_PER_LAYER + (site - SITE_ATTN_PROBS);
+        return (uint32_t)mix64(seed ^ mix64(((uint64_t)step << 20) + index));
+    }
+};
+
+static const Dropout NO_DROPOUT = {0.0f, 0, 0};
+
+HD inline bool dropout_keeps(uint32_t key, uint32_t index, uint32_t threshold) { return hash32(key ^ hash32(index)) >= threshold; }
+
+// the factor element i is multiplied by: mask / (1 - p), or 1 without dropout
+inline real dropout_factor(const Dropout& d, uint32_t key, size_t i) {
+    if (d.p == 0) return 1;
+    return dropout_keeps(key, (uint32_t)i, d.threshold()) ? d.scale() : 0;
+}
+
+// out = inp * mask / (1 - p) * s   (out may be inp)
+inline void dropout_forward(real* out, const real* inp, const Dropout& d, uint32_t key, size_t n, real s = 1) {
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] * dropout_factor(d, key, i) * s;
+}
+
+// forward: out = inp * mask / (1 - p) * s, so dinp += dout * mask / (1 - p) * s
+inline void dropout_backward(real* dinp, const real* dout, const Dropout& d, uint32_t key, size_t n, real s = 1) {
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * dropout_factor(d, key, i) * s;
+}
+
+// ----------------------------------------------------------------------------
+// the layers, forward and backward side by side
+
+// sum_i a[i] * b[i]; `omp simd` lets this one sum be vectorised (a fixed reordering, the same
+// on every run), which -ffast-math would have allowed everywhere
+inline real dot(const real* a, const real* b, int n) {
+    real sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int i = 0; i < n; i++) sum += a[i] * b[i];
+    return sum;
+}
+
+// out[b,t,:] = wte[tokens[b,t], :] + the PE's input at position t, for t >= t0
+inline void embedding_forward(real* out,          // (B, T, C)
+                              const int* tokens,  // (B, T)
+                              const real* wte,    // (V, C)
+                              const PE& pe, int B, int T, int C, int t0) {
+#pragma omp parallel for collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int t = t0; t < T; t++) {
+            real* out_bt = out + ((size_t)b * T + t) * C;             // out[b,t,:]
+            const real* row = wte + (size_t)tokens[b * T + t] * C;  // wte[token,:]
+            for (int c = 0; c < C; c++) out_bt[c] = row[c] + pe_input(pe, t, c);
+        }
+}
+
+// forward: out[b,t,:] = wte[token,:] + (no parameter), so dwte[token,:] += dout[b,t,:]
+inline void embedding_backward(real* dwte,         // (V, C)
+                               const real* dout,   // (B, T, C)
+                               const int* tokens,  // (B, T)
+                               int B, int T, int C) {
+    // positions may share a token, so threads split the channels, not the positions
+#pragma omp parallel for
+    for (int c = 0; c < C; c++)
+        for (size_t bt = 0; bt < (size_t)B * T; bt++) dwte[(size_t)tokens[bt] * C + c] += dout[bt * C + c];
+}
+
+// out = inp * rstd * weight with rstd = 1 / sqrt(mean(inp^2) + eps), row by row
+inline void rmsnorm_forward(real* out,           // (N, C)
+                            real* rstd,          // (N)
+                            const real* inp,     // (N, C)
+                            const real* weight,  // (C)
+                            size_t N, int C) {
+#pragma omp parallel for
+    for (size_t n = 0; n < N; n++) {
+        const real* x = inp + n * C;
+        real* y = out + n * C;
+        real r = (real)(1.0 / sqrt(dot(x, x, C) / C + RMSNORM_EPS));
+        for (int c = 0; c < C; c++) y[c] = x[c] * r * weight[c];
+        rstd[n] = r;
+    }
+}
+
+// forward: y_c = w_c x_c r with r = (sum_k x_k^2 / C + eps)^(-1/2), and dr/dx_c = -r^3 x_c / C, so
+//   dx_c += r w_c dy_c - (r^3 / C) x_c sum_k dy_k w_k x_k        dw_c += sum_rows dy_c x_c r
+inline void rmsnorm_backward(real* dinp,          // (N, C)
+                             real* dweight,       // (C)
+                             const real* dout,    // (N, C)
+                             const real* inp,     // (N, C)
+                             const real* weight,  // (C)
+                             const real* rstd,    // (N)
+                             size_t N, int C) {
+#pragma omp parallel for
+    for (size_t n = 0; n < N; n++) {
+        const real* x = inp + n * C;
+        const real* dy = dout + n * C;
+        real* dx = dinp + n * C;
+        real r = rstd[n], dy_w_x = 0;
+        for (int c = 0; c < C; c++) dy_w_x += dy[c] * weight[c] * x[c];
+        for (int c = 0; c < C; c++) dx[c] += r * weight[c] * dy[c] - r * r * r / C * x[c] * dy_w_x;
+    }
+#pragma omp parallel for
+    for (int c = 0; c < C; c++)
+        for (size_t n = 0; n < N; n++) dweight[c] += dout[n * C + c] * inp[n * C + c] * rstd[n];
+}
+
+// out[n][o] = sum_c inp[n][c] weight[o][c]   (out = inp weight^T; weight is stored (OC, C))
+inline void matmul_forward(real* out,           // (N, OC)
+                           const real* inp,     // (N, C)
+                           const real* weight,  // (OC, C)
+                           size_t N, int C, int OC) {
+#pragma omp parallel for
+    for (size_t n = 0; n < N; n++)
+        for (int o = 0; o < OC; o++) out[n * OC + o] = dot(inp + n * C, weight + (size_t)o * C, C);
+}
+
+// forward: out[n][o] = sum_c inp[n][c] weight[o][c], so
+//   dinp[n][c] += sum_o dout[n][o] weight[o][c]          dweight[o][c] += sum_n dout[n][o] inp[n][c]
+inline void matmul_backward(real* dinp,          // (N, C)
+                            real* dweight,       // (OC, C)
+                            const real* dout,    // (N, OC)
+                            const real* inp,     // (N, C)
+                            const real* weight,  // (OC, C)
+                            size_t N, int C, int OC) {
+#pragma omp parallel for
+    for (size_t n = 0; n < N; n++)
+        for (int o = 0; o < OC; o++) {
+            real d = dout[n * OC + o];
+            const real* w = weight + (size_t)o * C;
+            for (int c = 0; c < C; c++) dinp[n * C + c] += d * w[c];
+        }
+#pragma omp parallel for
+    for (int o = 0; o < OC; o++)
+        for (size_t n = 0; n < N; n++) {
+            real d = dout[n * OC + o];
+            real* dw = dweight + (size_t)o * C;
+            for (int c = 0; c < C; c++) dw[c] += d * inp[n * C + c];
+        }
+}
+
+// The PE's hook on queries and keys, in place, for positions t >= t0. qkv rows are (q | k | v),
+// each C wide with the heads side by side.
+inline void rotate_qk_forward(real* qkv,  // (B, T, 3C)
+                              const PE& pe, int B, int T, int C, int NH, int t0) {
+    int HS = C / NH;
+#pragma omp parallel for collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int t = t0; t < T; t++)
+            for (int h = 0; h < NH; h++) {
+                real* q = qkv + ((size_t)b * T + t) * 3 * C + h * HS;  // q[b,t,h,:]; k[b,t,h,:] is C further
+                pe_rotate(pe, q, t, +1);
+                pe_rotate(pe, q + C, t, +1);
+            }
+}
+
+// forward: q' = R(t) q, so dq = R(t)^T dq' = R(-t) dq' (in place: the rotation is invertible;
+// likewise for k; v is untouched)
+inline void rotate_qk_backward(real* dqkv,  // (B, T, 3C)
+                               const PE& pe, int B, int T, int C, int NH) {
+    int HS = C / NH;
+#pragma omp parallel for collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++)
+            for (int h = 0; h < NH; h++) {
+                real* dq = dqkv + ((size_t)b * T + t) * 3 * C + h * HS;
+                pe_rotate(pe, dq, t, -1);
+                pe_rotate(pe, dq + C, t, -1);
+            }
+}
+
+// Causal attention for query positions i >= t0 (the keys and values of positions < t0 must
+// already be in qkv):
+//   att[b,h,i,j] = softmax over j <= i of (q_i . k_j + bias_h(i, j)), 0 for j > i
+//   out[b,i,h,:] = sum_j dropout(att)[b,h,i,j] v_j
+inline void attention_forward(real* out,             // (B, T, C)
+                              real* att,             // (B, NH, T, T) probabilities before dropout
+                              const real* qkv,       // (B, T, 3C)
+                              const real* pe_table,  // (PE table rows, NH), if the PE has one
+                              const PE& pe, const Dropout& drop, uint32_t drop_key,
+                              int B, int T, int C, int NH, int t0) {
+    int HS = C / NH;
+#pragma omp parallel for collapse(3)
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++)
+            for (int i = t0; i < T; i++) {
+                const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;  // q[b,i,h,:]
+                size_t row = (((size_t)b * NH + h) * T + i) * T;             // att[b,h,i,:]
+                real* a = att + row;
+                real max = -INFINITY;
+                for (int j = 0; j <= i; j++) {
+                    const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;  // k[b,j,h,:]
+                    a[j] = dot(q, k, HS) + pe_score_bias(pe, pe_table, h, i, j);
+                    max = std::max(max, a[j]);
+                }
+                real sum = 0;
+                for (int j = 0; j <= i; j++) sum += a[j] = std::exp(a[j] - max);
+                for (int j = 0; j <= i; j++) a[j] /= sum;
+                for (int j = i + 1; j < T; j++) a[j] = 0;
+
+                real* o = out + ((size_t)b * T + i) * C + h * HS;  // out[b,i,h,:]
+                for (int d = 0; d < HS; d++) o[d] = 0;
+                for (int j = 0; j <= i; j++) {
+                    real e = a[j] * dropout_factor(drop, drop_key, row + j);
+                    const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;  // v[b,j,h,:]
+                    for (int d = 0; d < HS; d++) o[d] += e * v[d];
+                }
+            }
+}
+
+// forward, for one (b, h, i): s_j = q_i . k_j + bias(i, j);  a = softmax(s);
+//   e_j = a_j m_j / (1 - p) with dropout mask m;  o_i = sum_j e_j v_j.  So
+//   de_j = do_i . v_j               dv_j += e_j do_i
+//   da_j = de_j m_j / (1 - p)
+//   ds_j = a_j (da_j - sum_k a_k da_k)                  (softmax)
+//   dq_i += sum_j ds_j k_j          dk_j += ds_j q_i     and ds is the gradient of the bias too
+// Each thread owns one (b, h): the sums into dk_j and dv_j over i run in a fixed order.
+inline void attention_backward(real* dqkv,         // (B, T, 3C)
+                               real* dscores,      // (B, NH, T, T) overwritten with d loss / d score
+                               const real* dout,   // (B, T, C)
+                               const real* qkv,    // (B, T, 3C)
+                               const real* att,    // (B, NH, T, T)
+                               const Dropout& drop, uint32_t drop_key,
+                               int B, int T, int C, int NH) {
+    int HS = C / NH;
+#pragma omp parallel for collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++) {
+                size_t row = (((size_t)b * NH + h) * T + i) * T;
+                const real* a = att + row;
+                real* ds = dscores + row;
+                const real* d_o = dout + ((size_t)b * T + i) * C + h * HS;
+                const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                real sum_a_da = 0;
+                for (int j = 0; j <= i; j++) {
+                    real factor = dropout_factor(drop, drop_key, row + j);
+                    const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;
+                    real* dv = dqkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;
+                    for (int d = 0; d < HS; d++) dv[d] += a[j] * factor * d_o[d];
+                    ds[j] = dot(d_o, v, HS) * factor;  // da_j, for now
+                    sum_a_da += a[j] * ds[j];
+                }
+                for (int j = 0; j <= i; j++) {
+                    ds[j] = a[j] * (ds[j] - sum_a_da);
+                    const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
+                    real* dk = dqkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
+                    for (int d = 0; d < HS; d++) {
+                        dq[d] += ds[j] * k[d];
+                        dk[d] += ds[j] * q[d];
+                    }
+                }
+                for (int j = i + 1; j < T; j++) ds[j] = 0;
+            }
+}
+
+// The PE's score bias is one table shared by every layer and position, so its gradient is the
+// sum of dscores over all of them (this call adds one layer's). Each thread owns a head.
+inline void pe_bias_backward(real* dpe_table,      // (PE table rows, NH)
+                             const real* dscores,  // (B, NH, T, T)
+                             const PE& pe, int B, int T, int NH) {
+    if (pe_table_rows(pe.kind) == 0) return;
+#pragma omp parallel for
+    for (int h = 0; h < NH; h++)
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < T; i++) {
+                const real* ds = dscores + (((size_t)b * NH + h) * T + i) * T;
+                for (int j = 0; j <= i; j++) pe_score_bias_backward(pe, dpe_table, ds[j], h, i, j);
+            }
+}
+
+// out = dropout(max(inp, 0)): the feed-forward block's hidden layer
+inline void relu_dropout_forward(real* out, const real* inp, const Dropout& d, uint32_t key, size_t n) {
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] * dropout_factor(d, key, i) : 0;
+}
+
+// forward: out = max(inp, 0) * mask / (1 - p), so dinp += dout * mask / (1 - p) where inp > 0
+inline void relu_dropout_backward(real* dinp, const real* dout, const real* inp, const Dropout& d, uint32_t key, size_t n) {
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++)
+        if (inp[i] > 0) dinp[i] += dout[i] * dropout_factor(d, key, i);
+}
+
+// out = a + b: a residual connection
+inline void residual_forward(real* out, const real* a, const real* b, size_t n) {
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+// (its backward passes the gradient to both inputs unchanged; the model does that in place)
+
+// Mean cross-entropy over the rows that have a target (-1: no loss at that position). Rows are
+// computed independently, then summed in row order.
+inline double crossentropy_forward(const real* logits,  // (N, V)
+                                   const int* targets,  // (N)
+                                   size_t N, int V) {
+    std::vector<double> losses(N, 0.0);
+#pragma omp parallel for
+    for (size_t n = 0; n < N; n++) {
+        if (targets[n] < 0) continue;
+        const real* z = logits + n * V;
+        double max = *std::max_element(z, z + V), sum = 0;
+        for (int v = 0; v < V; v++) sum += exp(z[v] - max);
+        losses[n] = log(sum) + max - z[targets[n]];
+    }
+    double total = 0;
+    size_t count = 0;
+    for (size_t n = 0; n < N; n++) total += losses[n], count += targets[n] >= 0;
+    return count ? total / count : 0.0;
+}
+
+// forward: loss = mean over the `count` target rows of -log softmax(z)[target], so
+//   dz_v += (softmax(z)_v - [v == target]) / count on target rows
+inline void crossentropy_backward(real* dlogits,       // (N, V)
+                                  const real* logits,  // (N, V)
+                                  const int* targets,  // (N)
+                                  size_t N, int V, size_t count) {
+#pragma omp parallel for
+    for (size_t n = 0; n < N; n++) {
+        if (targets[n] < 0) continue;
+        const real* z = logits + n * V;
+        real* dz = dlogits + n * V;
+        double max = *std::max_element(z, z + V), sum = 0;
+        for (int v = 0; v < V; v++) sum += exp(z[v] - max);
+        for (int v = 0; v < V; v++) dz[v] += (real)((exp(z[v] - max) / sum - (v == targets[n])) / count);
+    }
+}
+
+// ----------------------------------------------------------------------------
+// activations: a table too, each sized for the largest batch the model was made for
+
+enum ActId {
+    A_RES_IN, A_LN1, A_LN1_RSTD, A_QKV, A_ATT, A_ATTY, A_RES_MID, A_LN2, A_LN2_RSTD, A_FC, A_FC_ACT,  // per layer
+    A_RES_OUT, A_LNF, A_LNF_RSTD, A_HEAD_IN, A_LOGITS, A_BRANCH,                                    // model-wide
+    A_D_LOGITS, A_D_HEAD_IN, A_D_RES, A_D_BRANCH, A_D_LN, A_D_FC_ACT, A_D_FC, A_D_ATTY, A_D_QKV,    // backward
+    A_D_SCORES, NUM_ACTS
+};
+enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT };
+
+struct ActSpec {
+    const char* name;
+    bool per_layer;
+    ActShape shape;
+};
+
+static const ActSpec ACTS[NUM_ACTS] = {
+    {"res_in", true, S_BTC},      // residual stream entering the layer
+    {"ln1", true, S_BTC},         {"ln1_rstd", true, S_BT},
+    {"qkv", true, S_BT3C},        // q and k (after the PE's rotation) and v, heads side by side
+    {"att", true, S_BNHTT},       // attention probabilities, before dropout
+    {"atty", true, S_BTC},        // attention output, heads concatenated, before Wo
+    {"res_mid", true, S_BTC},     // residual stream after the attention block
+    {"ln2", true, S_BTC},         {"ln2_rstd", true, S_BT},
+    {"fc", true, S_BTF},          // W1's output, before ReLU
+    {"fc_act", true, S_BTF},      // after ReLU and dropout: W2's input
+    {"res_out", false, S_BTC},    // residual stream after the last layer
+    {"lnf", false, S_BTC},        {"lnf_rstd", false, S_BT},
+    {"head_in", false, S_BTC},    // dropout(lnf) * C^-0.5: the LM head's input
+    {"logits", false, S_BTV},
+    {"branch", false, S_BTC},     // a block's output before it joins the residual stream
+    {"d_logits", false, S_BTV},   {"d_head_in", false, S_BTC},
+    {"d_res", false, S_BTC},      // gradient of the residual stream, carried down the layers
+    {"d_branch", false, S_BTC},   // gradient of a block's output (and of dropout(lnf))
+    {"d_ln", false, S_BTC},       // gradient of an RMSNorm's output
+    {"d_fc_act", false, S_BTF},   {"d_fc", false, S_BTF},     {"d_atty", false, S_BTC},
+    {"d_qkv", false, S_BT3C},     {"d_scores", false, S_BNHTT},
+};
+
+inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
+    size_t BT = (size_t)B * T;
+    switch (s) {
+        case S_BT: return BT;
+        case S_BTC: return BT * c.C;
+        case S_BT3C: return BT * 3 * c.C;
+        case S_BTF: return BT * c.F;
+        case S_BTV: return BT * c.V;
+        default: return BT * c.NH * T;  // S_BNHTT
+    }
+}
+
+// ----------------------------------------------------------------------------
+// the model
+
+struct Model {
+    ModelConfig config;
+    Layout layout;
+    PETables pe_tables;
+    PE pe;
+    std::vector<real> params, grads, adam_m, adam_v;  // each layout.total long
+    int max_B;                                        // activations hold batches up to (max_B, max_T)
+    std::vector<real> acts[NUM_ACTS];
+
+    real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
+    real* grad(int id, int layer = 0) { return grads.data() + layout.at(id, layer); }
+    // Per-layer activations sit at a fixed stride (their size at (max_B, max_T)), so a layer's
+    // keys and values stay where they are while generation grows T.
+    real* act(int id, int layer = 0) { return acts[id].data() + (ACTS[id].per_layer ? layer * (acts[id].size() / config.L) : 0); }
+};
+
+static_assert(P_WK == P_WQ + 1 && P_WV == P_WQ + 2, "wq, wk, wv must be adjacent: one (3C, C) matmul reads them");
+
+// Parameters are drawn from `seed`, each tensor of each layer from its own stream (named after
+// it), so adding a tensor to the table never changes another's values.
+inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed) {
+    validate_model_config(c);
+    m->config = c;
+    m->layout = make_layout(c);
+    m->pe_tables = make_pe_tables(c.pe, c.C, c.NH, rope_dims(c.HS(), c.rope_frac), c.max_T);
+    m->pe = pe_view(m->pe_tables);
+    m->params.assign(m->layout.total, 0);
+    m->grads.assign(m->layout.total, 0);
+    m->adam_m.assign(m->layout.total, 0);
+    m->adam_v.assign(m->layout.total, 0);
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < (PARAMS[id].per_layer ? c.L : 1); l++) {
+            real* p = m->param(id, l);
+            Rng rng = rng_stream(seed, hash_string(PARAMS[id].name), l);
+            for (size_t i = 0; i < param_numel(c, id); i++) p[i] = PARAMS[id].init_std ? (real)(rng.normal() * PARAMS[id].init_std(c)) : 1;
+        }
+    m->max_B = max_B;
+    for (int id = 0; id < NUM_ACTS; id++)
+        m->acts[id].assign(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1), 0);
+}
+
+// Runs the model on tokens (B, T) for positions t0 .. T-1 and returns the mean cross-entropy
+// over positions whose target is >= 0 (0 without targets); logits land in act(A_LOGITS).
+// t0 > 0 is for generation only (B = 1, no dropout): positions before t0 were computed by earlier
+// calls, and their keys and values in act(A_QKV) are the KV cache.
+inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0) {
+    const ModelConfig& c = m->config;
+    int C = c.C, NH = c.NH, F = c.F, V = c.V;
+    if (B > m->max_B || T > c.max_T || (t0 > 0 && (B != 1 || drop.p > 0)))
+        fail("internal error: model_forward(B %d, T %d, t0 %d) does not fit its buffers (%d, %d)", B, T, t0, m->max_B, c.max_T);
+    size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
+    auto A = [&](int id, int l = 0) { return m->act(id, l); };
+
+    embedding_forward(A(A_RES_IN), tokens, m->param(P_WTE), m->pe, B, T, C, t0);
+    dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
+    for (int l = 0; l < c.L; l++) {
+        real* res_in = A(A_RES_IN, l);
+        real* res_mid = A(A_RES_MID, l);
+        real* res_out = l + 1 < c.L ? A(A_RES_IN, l + 1) : A(A_RES_OUT);
+        real* branch = A(A_BRANCH);
+        // attention block: res_mid = res_in + dropout(attention(rmsnorm(res_in)) Wo^T)
+        rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
+        matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
+        rotate_qk_forward(A(A_QKV, l), m->pe, B, T, C, NH, t0);
+        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), m->param(P_PE_TABLE), m->pe, drop,
+                          drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
+        dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
+        residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
+        // feed-forward block: res_out = res_mid + dropout(dropout(relu(rmsnorm(res_mid) W1^T)) W2^T)
+        rmsnorm_forward(A(A_LN2, l) + t0 * C, A(A_LN2_RSTD, l) + t0, res_mid + t0 * C, m->param(P_LN2, l), rows, C);
+        matmul_forward(A(A_FC, l) + t0 * F, A(A_LN2, l) + t0 * C, m->param(P_W1, l), rows, C, F);
+        relu_dropout_forward(A(A_FC_ACT, l), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
+        matmul_forward(branch + t0 * C, A(A_FC_ACT, l) + t0 * F, m->param(P_W2, l), rows, F, C);
+        dropout_forward(branch, branch, drop, drop.key(SITE_FFN_OUT, l), BT * C);
+        residual_forward(res_out + t0 * C, res_mid + t0 * C, branch + t0 * C, rows * C);
+    }
+    // LM head: logits = (dropout(rmsnorm(h)) * C^-0.5) wte^T
+    rmsnorm_forward(A(A_LNF) + t0 * C, A(A_LNF_RSTD) + t0, A(A_RES_OUT) + t0 * C, m->param(P_LNF), rows, C);
+    dropout_forward(A(A_HEAD_IN), A(A_LNF), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
+    matmul_forward(A(A_LOGITS) + t0 * V, A(A_HEAD_IN) + t0 * C, m->param(P_WTE), rows, C, V);
+    return targets ? crossentropy_forward(A(A_LOGITS), targets, BT, V) : 0.0;
+}
+
+// The gradient of the last model_forward's loss (same tokens, targets and dropout, t0 = 0)
+// with respect to every parameter, into m->grads (overwritten). The layers in reverse order.
+inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop) {
+    const ModelConfig& c = m->config;
+    int C = c.C, NH = c.NH, F = c.F, V = c.V;
+    size_t BT = (size_t)B * T;
+    auto A = [&](int id, int l = 0) { return m->act(id, l); };
+    auto zeroed = [&](int id) {
+        std::fill(m->acts[id].begin(), m->acts[id].begin() + act_numel(c, ACTS[id].shape, B, T), 0);
+        return m->act(id);
+    };
+    std::fill(m->grads.begin(), m->grads.end(), 0);
+    size_t count = 0;
+    for (size_t n = 0; n < BT; n++) count += targets[n] >= 0;
+    if (count == 0) return;
+
+    // LM head
+    crossentropy_backward(zeroed(A_D_LOGITS), A(A_LOGITS), targets, BT, V, count);
+    matmul_backward(zeroed(A_D_HEAD_IN), m->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), m->param(P_WTE), BT, C, V);
+    dropout_backward(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
+    rmsnorm_backward(zeroed(A_D_RES), m->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), m->param(P_LNF), A(A_LNF_RSTD), BT, C);
+
+    // d_res holds d loss / d (residual stream leaving layer l); each block's residual connection
+    // passes it on unchanged, and the block's branch adds its own part
+    for (int l = c.L - 1; l >= 0; l--) {
+        real* res_in = A(A_RES_IN, l);
+        real* res_mid = A(A_RES_MID, l);
+        // feed-forward block
+        dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_FFN_OUT, l), BT * C);
+        matmul_backward(zeroed(A_D_FC_ACT), m->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), m->param(P_W2, l), BT, F, C);
+        relu_dropout_backward(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
+        matmul_backward(zeroed(A_D_LN), m->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), m->param(P_W1, l), BT, C, F);
+        rmsnorm_backward(A(A_D_RES), m->grad(P_LN2, l), A(A_D_LN), res_mid, m->param(P_LN2, l), A(A_LN2_RSTD, l), BT, C);
+        // attention block
+        dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_ATTN_OUT, l), BT * C);
+        matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C);
+        attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop,
+                           drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
+        pe_bias_backward(m->grad(P_PE_TABLE), A(A_D_SCORES), m->pe, B, T, NH);
+        rotate_qk_backward(A(A_D_QKV), m->pe, B, T, C, NH);
+        matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
+        rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);
+    }
+    // embedding: res_in[0] = dropout(wte[tokens] + PE input)
+    dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
+    embedding_backward(m->grad(P_WTE), A(A_D_BRANCH), tokens, B, T, C);
+}
+
+// the index of the largest value; the first on a tie, as torch.argmax and greedy decoding do
+inline int argmax(const real* x, int n) { return (int)(std::max_element(x, x + n) - x); }
+
+// Greedy decoding with the KV cache: the prompt in one pass, then one position per call, each
+// reading the keys and values that earlier calls left in act(A_QKV). Returns the generated
+// tokens: up to and including `eos`, or until the sequence fills max_T.
+inline std::vector<int> generate_greedy(Model* m, const std::vector<int>& prompt, int eos) {
+    std::vector<int> tokens = prompt, generated;
+    int V = m->config.V;
+    for (int t0 = 0; (int)tokens.size() < m->config.max_T; t0 = (int)tokens.size() - 1) {
+        model_forward(m, tokens.data(), nullptr, 1, (int)tokens.size(), NO_DROPOUT, t0);
+        int next = argmax(m->act(A_LOGITS) + (tokens.size() - 1) * V, V);
+        generated.push_back(next);
+        if (next == eos) break;
+        tokens.push_back(next);
+    }
+    return generated;
+}
+
+// ----------------------------------------------------------------------------
+// optimisation: HF transformers 4.16's AdamW, schedule and clipping, as the paper ran them
+
+struct OptimConfig {
+    int steps;
+    double lr = 3e-5, lr_end = 1e-7;
+    double warmup_frac = 0.06;
+    double weight_decay = 0.05;
+    double grad_clip = 1.0;
+    double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
+// The learning rate of update `step` (0-based): linear warmup from 0 over ceil(6% of the steps),
+// then linear decay to lr_end at the end (get_polynomial_decay_schedule_with_warmup, power 1).
+// Like HF's, update 0 has learning rate 0.
+inline double lr_at(const OptimConfig& o, int step) {
+    int warmup = (int)ceil(o.warmup_frac * o.steps);
+    if (step < warmup) return o.lr * step / std::max(1, warmup);
+    if (step >= o.steps) return o.lr_end;
+    double remaining = 1.0 - (double)(step - warmup) / (o.steps - warmup);
+    return (o.lr - o.lr_end) * remaining + o.lr_end;
+}
+
+// sum of squares in fixed chunks, each summed in order, then the chunks in order: the same
+// bits whatever the number of threads
+inline double sum_of_squares(const real* x, size_t n) {
+    const size_t chunk = 1 << 16;
+    std::vector<double> partial((n + chunk - 1) / chunk, 0.0);
+#pragma omp parallel for
+    for (size_t k = 0; k < partial.size(); k++)
+        for (size_t i = k * chunk; i < std::min(n, (k + 1) * chunk); i++) partial[k] += (double)x[i] * x[i];
+    double total = 0;
+    for (double p : partial) total += p;
+    return total;
+}
+
+// Scales the gradient down to a global L2 norm of max_norm if it is larger (torch's
+// clip_grad_norm_); returns the norm before clipping.
+inline double clip_gradients(Model* m, double max_norm) {
+    double norm = sqrt(sum_of_squares(m->grads.data(), m->grads.size()));
+    double coef = max_norm / (norm + 1e-6);
+    if (coef < 1) {
+#pragma omp parallel for
+        for (size_t i = 0; i < m->grads.size(); i++) m->grads[i] *= (real)coef;
+    }
+    return norm;
+}
+
+// update t (1-based):  m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
+//   p -= lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps)    (eps outside the bias correction)
+//   p -= lr wd p                                               (decoupled decay, after the step)
+inline void adamw_update(Model* m, const OptimConfig& o, double lr, int t) {
+    double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < (PARAMS[id].per_layer ? m->config.L : 1); l++) {
+            size_t start = m->layout.at(id, l), n = param_numel(m->config, id);
+            double decay = PARAMS[id].decay ? lr * o.weight_decay : 0;
+#pragma omp parallel for
+            for (size_t i = start; i < start + n; i++) {
+                real g = m->grads[i];
+                m->adam_m[i] = (real)(o.beta1 * m->adam_m[i] + (1 - o.beta1) * g);
+                m->adam_v[i] = (real)(o.beta2 * m->adam_v[i] + (1 - o.beta2) * g * g);
+                real p = m->params[i] - (real)(step_size * m->adam_m[i] / (sqrt((double)m->adam_v[i]) + o.eps));
+                m->params[i] = p - (real)(decay * p);
+            }
+        }
+}
+
+// ----------------------------------------------------------------------------
+// checkpoints: a header of 256 int32, then float32 tensors in layout order (README: "Checkpoints")
+
+static const int32_t CHECKPOINT_MAGIC = 20261122;
+static const int32_t CHECKPOINT_VERSION = 1;
+enum CheckpointKind { CKPT_MODEL = 1, CKPT_TRAIN_STATE = 2 };  // parameters; or parameters, AdamW m, v
+enum HeaderField {
+    H_MAGIC, H_VERSION, H_KIND, H_LAYERS, H_D_MODEL, H_HEADS, H_D_FF, H_VOCAB, H_PE, H_ROPE_FRAC, H_DROPOUT,
+    H_NUM_PARAMS_LO, H_NUM_PARAMS_HI,  // float32 values per tensor set: layout.total
+    H_TASK = 16,                       // the task's name, NUL-padded, 32 bytes: fields 16-23
+    H_RUN = 32,                        // fields 32-255: the run's settings and progress (train.cu)
+    HEADER_FIELDS = 256
+};
+static const int TASK_NAME_BYTES = 32;
+
+typedef std::vector<int32_t> Header;
+
+inline int32_t float_bits(float f) {
+    int32_t i;
+    memcpy(&i, &f, 4);
+    return i;
+}
+inline float bits_float(int32_t i) {
+    float f;
+    memcpy(&f, &i, 4);
+    return f;
+}
+
+inline Header checkpoint_header(const Model& m, CheckpointKind kind, const std::string& task) {
+    const ModelConfig& c = m.config;
+    Header h(HEADER_FIELDS, 0);
+    h[H_MAGIC] = CHECKPOINT_MAGIC;
+    h[H_VERSION] = CHECKPOINT_VERSION;
+    h[H_KIND] = kind;
+    h[H_LAYERS] = c.L, h[H_D_MODEL] = c.C, h[H_HEADS] = c.NH, h[H_D_FF] = c.F, h[H_VOCAB] = c.V, h[H_PE] = c.pe;
+    h[H_ROPE_FRAC] = float_bits(c.rope_frac);
+    h[H_DROPOUT] = float_bits(c.dropout);
+    h[H_NUM_PARAMS_LO] = (int32_t)(m.layout.total & 0xffffffffu);
+    h[H_NUM_PARAMS_HI] = (int32_t)(m.layout.total >> 32);
+    strncpy((char*)&h[H_TASK], task.c_str(), TASK_NAME_BYTES - 1);
+    return h;
+}
+
+inline std::string header_task(const Header& h) { return std::string((const char*)&h[H_TASK], strnlen((const char*)&h[H_TASK], TASK_NAME_BYTES)); }
+
+// the model a header describes; max_T is the caller's (it sizes tables and buffers, not weights)
+inline ModelConfig header_model_config(const Header& h, int max_T) {
+    if (h[H_PE] < 0 || h[H_PE] >= NUM_PES) fail("checkpoint names positional encoding %d, which does not exist", h[H_PE]);
+    ModelConfig c{h[H_LAYERS], h[H_D_MODEL], h[H_HEADS], h[H_D_FF], h[H_VOCAB], max_T, (PEKind)h[H_PE], bits_float(h[H_ROPE_FRAC]), bits_float(h[H_DROPOUT])};
+    validate_model_config(c);
+    return c;
+}
+
+inline size_t header_num_params(const Header& h) { return (size_t)(uint32_t)h[H_NUM_PARAMS_LO] | (size_t)(uint32_t)h[H_NUM_PARAMS_HI] << 32; }
+
+inline void write_reals(FILE* f, const std::vector<real>& x) {
+    std::vector<float> buffer(x.begin(), x.end());
+    if (fwrite(buffer.data(), sizeof(float), buffer.size(), f) != buffer.size()) fail("write failed");
+}
+
+// Written to PATH.tmp and renamed, so a crash mid-write never leaves a truncated checkpoint.
+inline void save_checkpoint(const std::string& path, const Model& m, const Header& header) {
+    std::string tmp = path + ".tmp";
+    FILE* f = fopen(tmp.c_str(), "wb");
+    if (!f) fail("can not write %s: %s", tmp.c_str(), strerror(errno));
+    bool ok = fwrite(header.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS;
+    write_reals(f, m.params);
+    if (header[H_KIND] == CKPT_TRAIN_STATE) write_reals(f, m.adam_m), write_reals(f, m.adam_v);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp.c_str(), path.c_str()) != 0) fail("can not write %s: %s", path.c_str(), strerror(errno));
+}
+
+// Reads and checks a header: magic, version, kind, and that the file holds exactly the tensors
+// the header announces (so truncated or padded files are caught before anything is loaded).
+inline Header read_checkpoint_header(const std::string& path) {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));
+    Header h(HEADER_FIELDS, 0);
+    size_t got = fread(h.data(), sizeof(int32_t), HEADER_FIELDS, f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    if (got != HEADER_FIELDS) fail("%s is not a checkpoint: shorter than its 1024-byte header", path.c_str());
+    if (h[H_MAGIC] != CHECKPOINT_MAGIC) fail("%s is not a checkpoint (magic %d, expected %d)", path.c_str(), h[H_MAGIC], CHECKPOINT_MAGIC);
+    if (h[H_VERSION] != CHECKPOINT_VERSION) fail("%s is checkpoint version %d; this build reads version %d", path.c_str(), h[H_VERSION], CHECKPOINT_VERSION);
+    if (h[H_KIND] != CKPT_MODEL && h[H_KIND] != CKPT_TRAIN_STATE) fail("%s has unknown checkpoint kind %d", path.c_str(), h[H_KIND]);
+    size_t sets = h[H_KIND] == CKPT_TRAIN_STATE ? 3 : 1;
+    size_t expected = HEADER_FIELDS * 4 + sets * header_num_params(h) * 4;
+    if ((size_t)size != expected)
+        fail("%s is truncated or corrupt: %ld bytes, its header announces %zu", path.c_str(), size, expected);
+    return h;
+}
+
+inline void read_reals(FILE* f, std::vector<real>* x, const std::string& path) {
+    std::vector<float> buffer(x->size());
+    if (fread(buffer.data(), sizeof(float), buffer.size(), f) != buffer.size()) fail("%s: read failed", path.c_str());
+    for (size_t i = 0; i < buffer.size(); i++) {
+        if (!std::isfinite(buffer[i])) fail("%s is corrupt: value %zu is not finite", path.c_str(), i);
+        (*x)[i] = buffer[i];
+    }
+}
+
+// Loads the tensors of a checkpoint (header already read and checked) into a model made with
+// the same configuration; any difference is an error naming the field.
+inline void load_checkpoint(const std::string& path, const Header& h, Model* m) {
+    Header mine = checkpoint_header(*m, (CheckpointKind)h[H_KIND], header_task(h));
+    const char* names[] = {"layers", "d_model", "heads", "d_ff", "vocabulary", "pe", "rope_frac"};
+    for (int field = H_LAYERS; field <= H_ROPE_FRAC; field++)
+        if (h[field] != mine[field]) fail("%s was saved with a different %s (%d) than this model's (%d)", path.c_str(), names[field - H_LAYERS], h[field], mine[field]);
+    if (header_num_params(h) != m->layout.total) fail("%s holds %zu parameters; this model has %zu", path.c_str(), header_num_params(h), m->layout.total);
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));
+    fseek(f, HEADER_FIELDS * 4, SEEK_SET);
+    read_reals(f, &m->params, path);
+    if (h[H_KIND] == CKPT_TRAIN_STATE) read_reals(f, &m->adam_m, path), read_reals(f, &m->adam_v, path);
+    fclose(f);
+}

@@ -1,0 +1,308 @@
+// Tests of model.h in double precision (the same source, with real = double): every layer's
+// backward and the whole model's gradient against central finite differences, for every PE,
+// with dropout off and on (the counter-based masks are fixed for a given seed and step);
+// results independent of the thread count; causality; padding; KV-cache generation.
+#define MODEL_REAL double
+#include <omp.h>
+
+#include "model.h"
+#include "test/unity.h"
+
+// Central differences in double: truncation error ~ eps^2 |f'''| ~ 1e-12 and rounding
+// ~ 1e-16 / eps ~ 1e-11 for the O(1) values here, so these tolerances leave a margin of 100 or
+// more, while a missing or wrong term of a gradient is off by 1e-3 or more.
+static const double FD_EPS = 1e-5;
+static const double FD_ATOL = 1e-8;
+static const double FD_RTOL = 1e-6;
+
+static std::vector<double> random_vector(size_t n, uint64_t seed, double scale = 1.0) {
+    Rng rng = rng_stream(seed, n);
+    std::vector<double> x(n);
+    for (double& v : x) v = rng.normal() * scale;
+    return x;
+}
+
+// d loss / d x_i for every element, by central differences (x is restored)
+template <typename Loss>
+static std::vector<double> numeric_gradient(std::vector<double>& x, Loss loss) {
+    std::vector<double> g(x.size());
+    for (size_t i = 0; i < x.size(); i++) {
+        double saved = x[i];
+        x[i] = saved + FD_EPS;
+        double plus = loss();
+        x[i] = saved - FD_EPS;
+        double minus = loss();
+        x[i] = saved;
+        g[i] = (plus - minus) / (2 * FD_EPS);
+    }
+    return g;
+}
+
+static double weighted_sum(const std::vector<double>& out, const std::vector<double>& weights) {
+    double s = 0;
+    for (size_t i = 0; i < out.size(); i++) s += out[i] * weights[i];
+    return s;
+}
+
+static const int PAD_ID = 0;         // tasks.h's padding token
+static const int EOS_SENTINEL = -2;  // a token generation can never produce: it runs to max_T
+
+static const Dropout TEST_DROPOUT = {0.3f, 77, 5};  // large p: many dropped elements in small tensors
+
+// ----------------------------------------------------------------------------
+// each layer: loss = sum(dout * layer(inputs)); the backward's input gradients against numeric ones
+
+static void test_rmsnorm_backward_matches_finite_differences(void) {
+    const int N = 5, C = 7;
+    std::vector<double> x = random_vector(N * C, 1), w = random_vector(C, 2), dout = random_vector(N * C, 3);
+    std::vector<double> out(N * C), rstd(N), dx(N * C, 0), dw(C, 0);
+    auto loss = [&] { rmsnorm_forward(out.data(), rstd.data(), x.data(), w.data(), N, C); return weighted_sum(out, dout); };
+    loss();
+    rmsnorm_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), rstd.data(), N, C);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(x, loss).data(), dx.data(), N * C, "dx");
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(w, loss).data(), dw.data(), C, "dweight");
+}
+
+static void test_matmul_backward_matches_finite_differences(void) {
+    const int N = 4, C = 6, OC = 5;
+    std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), dout = random_vector(N * OC, 6);
+    std::vector<double> out(N * OC), dx(N * C, 0), dw(OC * C, 0);
+    auto loss = [&] { matmul_forward(out.data(), x.data(), w.data(), N, C, OC); return weighted_sum(out, dout); };
+    loss();
+    matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(x, loss).data(), dx.data(), N * C, "dx");
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(w, loss).data(), dw.data(), OC * C, "dweight");
+}
+
+static void test_embedding_backward_matches_finite_differences(void) {
+    const int B = 2, T = 4, C = 6, V = 5;
+    const int tokens[B * T] = {1, 3, 3, 0, 4, 1, 1, 2};  // repeated tokens: their gradients add
+    PETables tables = make_pe_tables(PE_APE, C, 1, 0, T);
+    std::vector<double> wte = random_vector(V * C, 7), dout = random_vector(B * T * C, 8), out(B * T * C), dwte(V * C, 0);
+    auto loss = [&] { embedding_forward(out.data(), tokens, wte.data(), pe_view(tables), B, T, C, 0); return weighted_sum(out, dout); };
+    loss();
+    embedding_backward(dwte.data(), dout.data(), tokens, B, T, C);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(wte, loss).data(), dwte.data(), V * C, "dwte");
+}
+
+static void test_dropout_and_relu_dropout_backward_match_finite_differences(void) {
+    const size_t n = 40;
+    std::vector<double> x = random_vector(n, 9), dout = random_vector(n, 10), out(n), dx(n, 0), dx_relu(n, 0);
+    uint32_t key = TEST_DROPOUT.key(SITE_FFN_HIDDEN, 1);
+    auto scaled = [&] { dropout_forward(out.data(), x.data(), TEST_DROPOUT, key, n, 0.5); return weighted_sum(out, dout); };
+    auto relu = [&] { relu_dropout_forward(out.data(), x.data(), TEST_DROPOUT, key, n); return weighted_sum(out, dout); };
+    dropout_backward(dx.data(), dout.data(), TEST_DROPOUT, key, n, 0.5);
+    relu_dropout_backward(dx_relu.data(), dout.data(), x.data(), TEST_DROPOUT, key, n);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(x, scaled).data(), dx.data(), n, "dropout dx");
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(x, relu).data(), dx_relu.data(), n, "relu_dropout dx");
+    int dropped = 0;
+    relu();
+    for (size_t i = 0; i < n; i++) dropped += x[i] > 0 && out[i] == 0;
+    TEST_ASSERT_GREATER_THAN(0, dropped);  // the mask really drops something here
+}
+
+static void test_crossentropy_backward_matches_finite_differences(void) {
+    const int N = 5, V = 7;
+    const int targets[N] = {3, -1, 0, 6, -1};
+    std::vector<double> z = random_vector(N * V, 11, 2.0), dz(N * V, 0);
+    auto loss = [&] { return crossentropy_forward(z.data(), targets, N, V); };
+    crossentropy_backward(dz.data(), z.data(), targets, N, V, 3);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(z, loss).data(), dz.data(), N * V, "dlogits");
+}
+
+static void test_rope_rotation_backward_matches_finite_differences(void) {
+    const int B = 2, T = 5, C = 16, NH = 2;
+    PETables tables = make_pe_tables(PE_ROPE, C, NH, rope_dims(C / NH, 0.5f), T);
+    std::vector<double> qkv = random_vector(B * T * 3 * C, 12), dout = random_vector(B * T * 3 * C, 13), out;
+    auto loss = [&] {
+        out = qkv;
+        rotate_qk_forward(out.data(), pe_view(tables), B, T, C, NH, 0);
+        return weighted_sum(out, dout);
+    };
+    std::vector<double> dqkv = dout;
+    rotate_qk_backward(dqkv.data(), pe_view(tables), B, T, C, NH);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), "dqkv");
+}
+
+// attention with each PE's bias (and T5's table gradient), dropout on and off
+static void test_attention_backward_matches_finite_differences_for_every_pe(void) {
+    const int B = 2, T = 5, C = 8, NH = 2;
+    for (int p = 0; p < NUM_PES; p++)
+        for (const Dropout& drop : {NO_DROPOUT, TEST_DROPOUT}) {
+            PETables tables = make_pe_tables((PEKind)p, C, NH, 0, T);
+            PE pe = pe_view(tables);
+            uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
+            std::vector<double> qkv = random_vector(B * T * 3 * C, 14), table = random_vector(T5_NUM_BUCKETS * NH, 15);
+            std::vector<double> dout = random_vector(B * T * C, 16), out(B * T * C), att(B * NH * T * T);
+            auto loss = [&] {
+                attention_forward(out.data(), att.data(), qkv.data(), table.data(), pe, drop, key, B, T, C, NH, 0);
+                return weighted_sum(out, dout);
+            };
+            loss();
+            std::vector<double> dqkv(qkv.size(), 0), dscores(att.size()), dtable(table.size(), 0);
+            attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), drop, key, B, T, C, NH);
+            pe_bias_backward(dtable.data(), dscores.data(), pe, B, T, NH);
+            std::string label = std::string(PE_NAMES[p]) + (drop.p > 0 ? " with dropout" : "");
+            TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), (label + ": dqkv").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(table, loss).data(), dtable.data(), table.size(), (label + ": dtable").c_str());
+        }
+}
+
+// ----------------------------------------------------------------------------
+// the whole model
+
+static ModelConfig tiny_config(PEKind pe, float dropout, int L = 2) {
+    // HS = 8 so that RoPE's 25% is one pair, as in the paper's 16 of 64
+    return ModelConfig{L, 16, 2, 24, 11, 8, pe, 0.25f, dropout};
+}
+
+// two sequences, the second shorter and right-padded; targets on the latter part only
+struct TinyBatch {
+    static const int B = 2, T = 7;
+    int tokens[B * T] = {3, 4, 5, 6, 7, 8, 9, 2, 10, 5, 5, 1, PAD_ID, PAD_ID};
+    int targets[B * T] = {-1, -1, -1, 7, 8, 9, 1, -1, -1, 5, 1, -1, -1, -1};
+};
+
+static void test_model_gradient_matches_finite_differences_for_every_pe(void) {
+    TinyBatch batch;
+    for (int p = 0; p < NUM_PES; p++)
+        for (float dropout : {0.0f, 0.3f}) {
+            Model m;
+            model_init(&m, tiny_config((PEKind)p, dropout), TinyBatch::B, 42);
+            Dropout drop = {dropout, 1234, 17};
+            auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop); };
+            loss();
+            model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
+            std::vector<double> numeric = numeric_gradient(m.params, loss);
+            for (int id = 0; id < NUM_PARAMS; id++)
+                for (int l = 0; l < (PARAMS[id].per_layer ? m.config.L : 1); l++) {
+                    size_t at = m.layout.at(id, l), n = param_numel(m.config, id);
+                    if (n == 0) continue;
+                    std::string label = std::string(PE_NAMES[p]) + (dropout > 0 ? " dropout " : " ") + PARAMS[id].name + " layer " + std::to_string(l);
+                    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data() + at, m.grads.data() + at, n, label.c_str());
+                }
+        }
+}
+
+// The T5 table is shared by every layer: its gradient is the sum of each layer's contribution,
+// so a three-layer model's analytic gradient must match the numeric one, which perturbs the
+// table in all layers at once; and it must differ from the last layer's part alone.
+static void test_t5_bias_grad_sums_over_layers(void) {
+    TinyBatch batch;
+    Model m;
+    model_init(&m, tiny_config(PE_T5, 0.0f, 3), TinyBatch::B, 7);
+    auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT); };
+    loss();
+    model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT);
+    size_t at = m.layout.at(P_PE_TABLE, 0), n = param_numel(m.config, P_PE_TABLE);
+    std::vector<double> table(m.params.begin() + at, m.params.begin() + at + n), analytic(m.grads.begin() + at, m.grads.begin() + at + n);
+    auto table_loss = [&] { std::copy(table.begin(), table.end(), m.params.begin() + at); return loss(); };
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(table, table_loss).data(), analytic.data(), n, "dtable");
+    // layer 0's part alone (the backward runs the layers last to first, so the dscores scratch
+    // still holds layer 0's) is not the whole gradient: the other layers add theirs
+    std::vector<double> layer0(n, 0);
+    pe_bias_backward(layer0.data(), m.act(A_D_SCORES), m.pe, TinyBatch::B, TinyBatch::T, m.config.NH);
+    double difference = 0;
+    for (size_t i = 0; i < n; i++) difference = std::max(difference, std::fabs(layer0[i] - analytic[i]));
+    TEST_ASSERT_GREATER_THAN(1e-6, difference);
+}
+
+static void test_results_do_not_depend_on_the_number_of_threads(void) {
+    TinyBatch batch;
+    std::vector<double> grads[2], logits[2];
+    for (int run = 0; run < 2; run++) {
+        omp_set_num_threads(run == 0 ? 1 : 3);
+        Model m;
+        model_init(&m, tiny_config(PE_T5, 0.1f), TinyBatch::B, 3);
+        Dropout drop = {0.1f, 9, 2};
+        model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
+        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
+        grads[run] = m.grads;
+        logits[run].assign(m.act(A_LOGITS), m.act(A_LOGITS) + TinyBatch::B * TinyBatch::T * m.config.V);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    TEST_ASSERT_MESSAGE(grads[0] == grads[1], "gradients differ between 1 and 3 threads");
+    TEST_ASSERT_MESSAGE(logits[0] == logits[1], "logits differ between 1 and 3 threads");
+}
+
+// changing token t never changes a logit at a position before t
+static void test_changing_a_token_never_changes_earlier_logits(void) {
+    for (int p = 0; p < NUM_PES; p++) {
+        Model m;
+        model_init(&m, tiny_config((PEKind)p, 0.0f), 1, 5);
+        int tokens[8] = {3, 4, 5, 6, 7, 8, 9, 10};
+        const int T = 8, V = m.config.V;
+        model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT);
+        std::vector<double> before(m.act(A_LOGITS), m.act(A_LOGITS) + T * V);
+        for (int t = 1; t < T; t++) {
+            int changed[8];
+            std::copy(tokens, tokens + T, changed);
+            changed[t] = 2;
+            model_forward(&m, changed, nullptr, 1, T, NO_DROPOUT);
+            const double* after = m.act(A_LOGITS);
+            for (int i = 0; i < t * V; i++) TEST_ASSERT_MESSAGE(after[i] == before[i], PE_NAMES[p]);
+            bool later_changed = false;
+            for (int i = t * V; i < T * V; i++) later_changed |= after[i] != before[i];
+            TEST_ASSERT_MESSAGE(later_changed, "a token changed nothing, so the test proves nothing");
+        }
+    }
+}
+
+// A sequence's logits are the same alone and right-padded in a batch, whatever the padding
+// holds; so is the loss.
+static void test_padding_never_changes_real_logits_or_the_loss(void) {
+    for (int p = 0; p < NUM_PES; p++) {
+        Model m;
+        model_init(&m, tiny_config((PEKind)p, 0.0f), 2, 6);
+        const int V = m.config.V, T = 8, len = 5;
+        int alone[len] = {3, 4, 5, 6, 7}, targets_alone[len] = {-1, -1, 5, 6, 7};
+        double loss_alone = model_forward(&m, alone, targets_alone, 1, len, NO_DROPOUT);
+        std::vector<double> logits_alone(m.act(A_LOGITS), m.act(A_LOGITS) + len * V);
+        for (int filler : {PAD_ID, 9}) {
+            int tokens[2 * T], targets[2 * T];
+            for (int t = 0; t < T; t++) {
+                tokens[t] = t < len ? alone[t] : filler;
+                targets[t] = t < len ? targets_alone[t] : -1;
+                tokens[T + t] = 2 + t % 5, targets[T + t] = -1;
+            }
+            double loss = model_forward(&m, tokens, targets, 2, T, NO_DROPOUT);
+            TEST_ASSERT_MESSAGE(loss == loss_alone, PE_NAMES[p]);
+            TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, logits_alone.data(), m.act(A_LOGITS), len * V, PE_NAMES[p]);
+        }
+    }
+}
+
+// generation's incremental positions (KV cache) compute what a full forward computes
+static void test_kv_cache_generation_matches_full_forward(void) {
+    for (int p = 0; p < NUM_PES; p++) {
+        Model m;
+        model_init(&m, tiny_config((PEKind)p, 0.1f), 1, 8);
+        std::vector<int> prompt = {3, 4, 5};
+        std::vector<int> generated = generate_greedy(&m, prompt, EOS_SENTINEL);
+        std::vector<int> all = prompt;
+        all.insert(all.end(), generated.begin(), generated.end());
+        TEST_ASSERT_EQUAL_INT(m.config.max_T, all.size());  // never hit the sentinel: filled max_T
+        // replaying the whole sequence in one pass picks the same token at every position
+        model_forward(&m, all.data(), nullptr, 1, m.config.max_T, NO_DROPOUT);
+        for (size_t t = prompt.size() - 1; t + 1 < all.size(); t++)
+            TEST_ASSERT_EQUAL_INT_MESSAGE(all[t + 1], argmax(m.act(A_LOGITS) + t * m.config.V, m.config.V), PE_NAMES[p]);
+    }
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
+    RUN_TEST(test_matmul_backward_matches_finite_differences);
+    RUN_TEST(test_embedding_backward_matches_finite_differences);
+    RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
+    RUN_TEST(test_crossentropy_backward_matches_finite_differences);
+    RUN_TEST(test_rope_rotation_backward_matches_finite_differences);
+    RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
+    RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
+    RUN_TEST(test_t5_bias_grad_sums_over_layers);
+    RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
+    RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
+    RUN_TEST(test_padding_never_changes_real_logits_or_the_loss);
+    RUN_TEST(test_kv_cache_generation_matches_full_forward);
+    return UNITY_END();
+}
