@@ -13,8 +13,8 @@ NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3
 
-HEADERS = common.h tasks.h pe.h model.h
-TESTS = test/test_tasks test/test_pe test/test_model test/test_cli
+HEADERS = common.h tasks.h pe.h model.h report.h
+TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli
 
 .PHONY: all test clean
 
@@ -28,7 +28,8 @@ train: train.cu $(HEADERS)
 	$(CXX) $(CXXFLAGS) -x c++ -o $@ train.cu
 endif
 
-test/%: test/%.cpp test/unity.h $(HEADERS)
+# test_train includes train.cu itself (compiled as C++, with TESTING defined)
+test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 # Runs every test program even when one fails; the exit status says whether all passed.

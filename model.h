@@ -770,10 +770,11 @@ enum HeaderField {
     H_MAGIC, H_VERSION, H_KIND, H_LAYERS, H_D_MODEL, H_HEADS, H_D_FF, H_VOCAB, H_PE, H_ROPE_FRAC, H_DROPOUT,
     H_NUM_PARAMS_LO, H_NUM_PARAMS_HI,  // float32 values per tensor set: layout.total
     H_TASK = 16,                       // the task's name, NUL-padded, 32 bytes: fields 16-23
+    H_PRESET = 24,                     // the model preset's name, likewise: fields 24-31
     H_RUN = 32,                        // fields 32-255: the run's settings and progress (train.cu)
     HEADER_FIELDS = 256
 };
-static const int TASK_NAME_BYTES = 32;
+static const int NAME_BYTES = 32;
 
 typedef std::vector<int32_t> Header;
 
@@ -788,7 +789,7 @@ inline float bits_float(int32_t i) {
     return f;
 }
 
-inline Header checkpoint_header(const Model& m, CheckpointKind kind, const std::string& task) {
+inline Header checkpoint_header(const Model& m, CheckpointKind kind, const std::string& task, const std::string& preset) {
     const ModelConfig& c = m.config;
     Header h(HEADER_FIELDS, 0);
     h[H_MAGIC] = CHECKPOINT_MAGIC;
@@ -799,19 +800,14 @@ inline Header checkpoint_header(const Model& m, CheckpointKind kind, const std::
     h[H_DROPOUT] = float_bits(c.dropout);
     h[H_NUM_PARAMS_LO] = (int32_t)(m.layout.total & 0xffffffffu);
     h[H_NUM_PARAMS_HI] = (int32_t)(m.layout.total >> 32);
-    strncpy((char*)&h[H_TASK], task.c_str(), TASK_NAME_BYTES - 1);
+    strncpy((char*)&h[H_TASK], task.c_str(), NAME_BYTES - 1);
+    strncpy((char*)&h[H_PRESET], preset.c_str(), NAME_BYTES - 1);
     return h;
 }
 
-inline std::string header_task(const Header& h) { return std::string((const char*)&h[H_TASK], strnlen((const char*)&h[H_TASK], TASK_NAME_BYTES)); }
-
-// the model a header describes; max_T is the caller's (it sizes tables and buffers, not weights)
-inline ModelConfig header_model_config(const Header& h, int max_T) {
-    if (h[H_PE] < 0 || h[H_PE] >= NUM_PES) fail("checkpoint names positional encoding %d, which does not exist", h[H_PE]);
-    ModelConfig c{h[H_LAYERS], h[H_D_MODEL], h[H_HEADS], h[H_D_FF], h[H_VOCAB], max_T, (PEKind)h[H_PE], bits_float(h[H_ROPE_FRAC]), bits_float(h[H_DROPOUT])};
-    validate_model_config(c);
-    return c;
-}
+inline std::string header_name(const Header& h, int field) { return std::string((const char*)&h[field], strnlen((const char*)&h[field], NAME_BYTES)); }
+inline std::string header_task(const Header& h) { return header_name(h, H_TASK); }
+inline std::string header_preset(const Header& h) { return header_name(h, H_PRESET); }
 
 inline size_t header_num_params(const Header& h) { return (size_t)(uint32_t)h[H_NUM_PARAMS_LO] | (size_t)(uint32_t)h[H_NUM_PARAMS_HI] << 32; }
 
@@ -865,7 +861,7 @@ inline void read_reals(FILE* f, std::vector<real>* x, const std::string& path) {
 // Loads the tensors of a checkpoint (header already read and checked) into a model made with
 // the same configuration; any difference is an error naming the field.
 inline void load_checkpoint(const std::string& path, const Header& h, Model* m) {
-    Header mine = checkpoint_header(*m, (CheckpointKind)h[H_KIND], header_task(h));
+    Header mine = checkpoint_header(*m, (CheckpointKind)h[H_KIND], header_task(h), header_preset(h));
     const char* names[] = {"layers", "d_model", "heads", "d_ff", "vocabulary", "pe", "rope_frac"};
     for (int field = H_LAYERS; field <= H_ROPE_FRAC; field++)
         if (h[field] != mine[field]) fail("%s was saved with a different %s (%d) than this model's (%d)", path.c_str(), names[field - H_LAYERS], h[field], mine[field]);

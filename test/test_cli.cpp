@@ -102,12 +102,52 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--task lego --test-max 40 --show 1", "", "lego can not make examples longer than 26"},
         {"--task sum --answer", "Compute: 1 + 2 . [SEP]\nCompute: 1 + + 2 . [SEP]\n", "line 2: word 4: expected a digit, found '+'"},
         {"--task sum --answer", "\n", "line 1: empty prompt"},
-        {"--task copy", "", "nothing to do"},
+        {"--d-model 100 --heads 3", "", "--d-model 100 is not divisible by --heads 3"},
+        {"--batch 0", "", "--batch 0 is out of range [1, 4096]"},
+        {"--dropout 1", "", "--dropout 1 is out of range [0, 1)"},
+        {"--lr -1", "", "--lr expects a number >= 0, got '-1'"},
+        {"--steps 0", "", "--steps and --eval-every must be at least 1"},
+        {"--layers 100000", "", "--layers 100000 is out of range"},
+        {"--layers 0", "", "--layers 0 is out of range"},
+        {"--lr 0", "", "--lr must be above 0"},
+        {"--pe xpos", "", "unknown positional encoding 'xpos' (valid: nope ape t5 alibi rope)"},
+        {"--model huge", "", "unknown model preset 'huge' (valid: paper small tiny)"},
+        {"--out /proc/no/such/dir", "", "can not create run directory /proc/no"},
+        {"--resume /no/such/run", "", "can not open checkpoint /no/such/run/state.bin"},
+        {"--resume /no/such/run --pe rope", "", "--pe can not be combined with --resume"},
+        {"--load /no/such/model.bin", "", "can not open checkpoint /no/such/model.bin"},
+        {"--task copy --task sum --show 1", "", "--task is given twice"},
     };
     for (const Bad& b : cases) {
         std::string problem = error_problem(train(b.args, b.input), b.message);
         TEST_ASSERT_MESSAGE(problem.empty(), (std::string(b.args) + ": " + problem).c_str());
     }
+}
+
+// a whole (very short) run through the binary: files, table, samples; then --load and --resume
+static void test_a_short_run_writes_its_directory_and_reloads(void) {
+    char pattern[] = "/tmp/test_cli_run_XXXXXX";
+    std::string dir = std::string(mkdtemp(pattern)) + "/run";
+    std::string small = " --task copy_cmc --pe alibi --steps 6 --eval-every 3 --train-size 64 --valid-size 16 --test-size 16"
+                        " --train-max 5 --test-max 7 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8";
+    Result r = train(small + " --sample 1 --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    for (const char* file : {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg"})
+        TEST_ASSERT_MESSAGE(access((dir + "/" + file).c_str(), R_OK) == 0, file);
+    TEST_ASSERT_EQUAL_INT(7, lines(read_file(dir + "/log.tsv")).size());  // header and 6 steps
+    TEST_ASSERT_MESSAGE(r.out.find("length   valid (ID)   test (OOD)") != std::string::npos, r.out.c_str());
+    TEST_ASSERT_MESSAGE(r.out.find("  prompt: Copy: ") != std::string::npos, "no greedy samples printed");
+    std::string results = read_file(dir + "/results.json");
+    TEST_ASSERT_MESSAGE(results.find("\"best_step\": ") != std::string::npos && results.find("\"test\": {\"accuracy\": ") != std::string::npos, results.c_str());
+
+    Result loaded = train("--load " + dir + "/model.bin");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, loaded.status, loaded.err.c_str());
+    std::string table = r.out.substr(r.out.find("length   valid"), r.out.find("wrote") - r.out.find("length   valid"));
+    TEST_ASSERT_MESSAGE(loaded.out.find(table.substr(0, table.size() - 1)) != std::string::npos, "--load printed another table");
+
+    Result resumed = train("--resume " + dir);  // already finished: nothing to train, same report
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, resumed.status, resumed.err.c_str());
+    TEST_ASSERT_EQUAL_INT(7, lines(read_file(dir + "/log.tsv")).size());
 }
 
 static void test_answer_prints_the_lines_before_a_bad_one(void) {
@@ -127,5 +167,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_help_lists_every_task_and_flag);
     RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
+    RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     return UNITY_END();
 }
