@@ -148,6 +148,24 @@ static void test_attention_backward_matches_finite_differences_for_every_pe(void
         }
 }
 
+// Each (step, site, layer) draws its own mask, and a mask drops a fraction p of its elements.
+static void test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p(void) {
+    const size_t n = 100000;
+    const Dropout at_step_3 = {0.1f, 5, 3}, at_step_4 = {0.1f, 5, 4};
+    const uint32_t keys[] = {at_step_3.key(SITE_ATTN_OUT, 0), at_step_4.key(SITE_ATTN_OUT, 0), at_step_3.key(SITE_FFN_OUT, 0),
+                             at_step_3.key(SITE_ATTN_OUT, 1), at_step_3.key(SITE_EMBED)};
+    std::vector<std::vector<bool>> masks;
+    for (uint32_t key : keys) {
+        std::vector<bool> mask(n);
+        size_t dropped = 0;
+        for (size_t i = 0; i < n; i++) dropped += !(mask[i] = dropout_keeps(key, (uint32_t)i, at_step_3.threshold()));
+        // binomial(100,000, 0.1): standard deviation 95; 5 of them
+        TEST_ASSERT_DOUBLE_WITHIN(5 * 95.0, 10000, dropped);
+        for (const std::vector<bool>& other : masks) TEST_ASSERT_MESSAGE(other != mask, "two sites or steps share a mask");
+        masks.push_back(mask);
+    }
+}
+
 // ----------------------------------------------------------------------------
 // the whole model
 
@@ -298,6 +316,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_crossentropy_backward_matches_finite_differences);
     RUN_TEST(test_rope_rotation_backward_matches_finite_differences);
     RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
+    RUN_TEST(test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p);
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);

@@ -240,7 +240,7 @@ static void test_resume_continues_bit_exactly(void) {
         prepare_run(&a);
         train(&a, INT_MAX);
         prepare_run(&b);
-        train(&b, 8);  // stops after step 8, as if killed right after the state was saved
+        train(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
     }
     RunConfig resumed;
     resumed.resume = resumed_dir;
