@@ -1,6 +1,7 @@
 // Tests of tasks.h: formats, gold answers against independent computations written here (not
 // the solvers' code paths), length ranges and per-length counts, determinism, split
 // independence, no test prompt in train, SCAN's counts, PCFG's sampler against the grammar.
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
@@ -618,6 +619,24 @@ static void test_impossible_splits_are_refused(void) {
     TEST_ASSERT_THROWS_WITH(length_split(find_task("sum"), c), "--valid-size 0 is out of range");
 }
 
+// README's table of tasks shows one example per task: each must be what the solver answers
+static void test_readme_examples_are_right(void) {
+    std::ifstream readme("README.md");
+    const std::string arrow_text = "` → `";  // the arrow is three bytes of UTF-8
+    int checked = 0;
+    for (std::string line; std::getline(readme, line);) {
+        size_t arrow = line.find(arrow_text);
+        if (line.rfind("| `", 0) != 0 || arrow == std::string::npos) continue;
+        std::string task = line.substr(3, line.find('`', 3) - 3);
+        size_t prompt_start = line.rfind("| `", arrow) + 3, target_start = arrow + arrow_text.size();
+        std::string prompt = line.substr(prompt_start, arrow - prompt_start);
+        std::string target = line.substr(target_start, line.find('`', target_start) - target_start);
+        TEST_ASSERT_EQUAL_STRING_MESSAGE(target, answer(task.c_str(), prompt.c_str()), line.c_str());
+        checked++;
+    }
+    TEST_ASSERT_EQUAL_INT(NUM_TASKS, checked);
+}
+
 // ----------------------------------------------------------------------------
 // random streams
 
@@ -659,5 +678,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_pathological_pcfg_prompts_are_refused_not_crashed_on);
     RUN_TEST(test_impossible_splits_are_refused);
     RUN_TEST(test_rng_streams_are_reproducible_and_independent);
+    RUN_TEST(test_readme_examples_are_right);
     return UNITY_END();
 }

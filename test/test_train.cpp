@@ -42,6 +42,13 @@ static RunConfig small_run(const std::string& dir, int steps) {
     return c;
 }
 
+// prepares a run, and trains it up to step `until` if given, without printing
+static void prepare_quietly(Run* r, int until = 0) {
+    Silence quiet;
+    prepare_run(r);
+    if (until) train(r, until);
+}
+
 static std::vector<float> logits_of(Run* r, const Batch& batch) {
     model_forward(&r->model, batch.tokens.data(), nullptr, batch.B, batch.T, NO_DROPOUT);
     return std::vector<float>(r->model.act(A_LOGITS), r->model.act(A_LOGITS) + (size_t)batch.B * batch.T * r->model.config.V);
@@ -142,11 +149,7 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
     Run a{&c, {}, {}, {}, ""};
-    {
-        Silence quiet;
-        prepare_run(&a);
-        train(&a, INT_MAX);
-    }
+    prepare_quietly(&a, INT_MAX);
     Batch batch;
     fill_batch(&batch, test_split(a), {0, 1, 2, 3});
     std::vector<float> before = logits_of(&a, batch);
@@ -182,10 +185,7 @@ static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r{&c, {}, {}, {}, ""};
-    {
-        Silence quiet;
-        prepare_run(&r);
-    }
+    prepare_quietly(&r);
     std::string good = dir + "/good.bin";
     save_checkpoint(good, r.model, run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress));
     std::vector<char> bytes = file_bytes(good);
@@ -216,10 +216,7 @@ static void test_loading_into_a_different_model_is_refused(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r{&c, {}, {}, {}, ""};
-    {
-        Silence quiet;
-        prepare_run(&r);
-    }
+    prepare_quietly(&r);
     save_checkpoint(dir + "/m.bin", r.model, run_header(r.model, CKPT_MODEL, &c, r.progress));
     Header h = read_checkpoint_header(dir + "/m.bin");
     Model other;
@@ -235,20 +232,15 @@ static void test_resume_continues_bit_exactly(void) {
     std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
     Run a{&straight, {}, {}, {}, ""}, b{&interrupted, {}, {}, {}, ""};
-    {
-        Silence quiet;
-        prepare_run(&a);
-        train(&a, INT_MAX);
-        prepare_run(&b);
-        train(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
-    }
+    prepare_quietly(&a, INT_MAX);
+    prepare_quietly(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
     RunConfig resumed;
     resumed.resume = resumed_dir;
     Run c{&resumed, {}, {}, {}, ""};
+    prepare_quietly(&c);
+    TEST_ASSERT_EQUAL_INT(8, c.progress.step);
     {
         Silence quiet;
-        prepare_run(&c);
-        TEST_ASSERT_EQUAL_INT(8, c.progress.step);
         train(&c, INT_MAX);
     }
     TEST_ASSERT_MESSAGE(a.model.params == c.model.params, "parameters differ from the uninterrupted run");
@@ -267,11 +259,7 @@ static void test_model_bin_is_the_best_validation_checkpoint(void) {
     RunConfig c = small_run(dir, 16);
     c.eval_every = 2;
     Run r{&c, {}, {}, {}, ""};
-    {
-        Silence quiet;
-        prepare_run(&r);
-        train(&r, INT_MAX);
-    }
+    prepare_quietly(&r, INT_MAX);
     std::ifstream log(dir + "/log.tsv");
     double best = -1;
     int best_step = 0;
