@@ -700,7 +700,6 @@ struct OptimConfig {
     double lr = 3e-5, lr_end = 1e-7;
     double warmup_frac = 0.06;
     double weight_decay = 0.05;
-    double grad_clip = 1.0;
     double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 

@@ -436,7 +436,7 @@ static const Split& test_split(const Run& r) { return r.data.splits[SPLIT_TEST];
 
 static OptimConfig optim_config(const RunConfig& c) {
     OptimConfig o;
-    o.steps = c.steps, o.lr = c.lr, o.warmup_frac = c.warmup_frac, o.weight_decay = c.weight_decay, o.grad_clip = c.grad_clip;
+    o.steps = c.steps, o.lr = c.lr, o.warmup_frac = c.warmup_frac, o.weight_decay = c.weight_decay;
     return o;
 }
 
@@ -560,6 +560,8 @@ static void prepare_run(Run* r) {
     resolve_config(c);
     r->dir = !c->resume.empty() ? c->resume : !c->out.empty() ? c->out : "runs/" + c->task + "-" + c->pe + "-" + c->model + "-s" + std::to_string(c->seed);
     make_directory(r->dir);
+    if (c->resume.empty() && access((r->dir + "/state.bin").c_str(), F_OK) == 0)
+        printf("note: %s holds an earlier run; this one replaces its files (--resume %s would have continued it)\n", r->dir.c_str(), r->dir.c_str());
     build(r);
     if (!c->resume.empty()) load_checkpoint(c->resume + "/state.bin", state, &r->model);
     write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
