@@ -267,9 +267,11 @@ static void test_lengths_follow_the_paper_split(void) {
             const std::vector<int>& len = d.splits[k].length;
             int lo = *std::min_element(len.begin(), len.end()), hi = *std::max_element(len.begin(), len.end());
             int want_lo = k == SPLIT_TEST ? e.train_max + 1 : e.train_min, want_hi = k == SPLIT_TEST ? e.test_max : e.train_max;
-            if (std::string(e.task) == "scan" && k == SPLIT_VALID) want_lo = lo;  // 1-action commands are too few to be sure of one
             std::string where = std::string(e.task) + " " + SPLIT_NAMES[k];
-            TEST_ASSERT_EQUAL_INT_MESSAGE(want_lo, lo, where.c_str());
+            if (std::string(e.task) == "scan" && k == SPLIT_VALID)  // a tenth of the pool: its 6 one-action commands may all be in train
+                TEST_ASSERT_MESSAGE(lo >= 1 && lo <= 2, where.c_str());
+            else
+                TEST_ASSERT_EQUAL_INT_MESSAGE(want_lo, lo, where.c_str());
             TEST_ASSERT_EQUAL_INT_MESSAGE(want_hi, hi, where.c_str());
         }
     }
