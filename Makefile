@@ -14,16 +14,30 @@ GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3
 
 HEADERS = common.h tasks.h pe.h model.h report.h
+CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli
+DEV = dev/cuda/attention_forward dev/cuda/attention_backward
 
 .PHONY: all test clean
 
+ifneq ($(NVCC),)
+# the GPU tests report IGNORED on a machine without a CUDA device
+TESTS += test/test_gpu
+NVCC_BUILD = $(NVCC) -std=c++17 $(NVCCFLAGS) -arch=sm_$(GPU_ARCH) -Xcompiler "$(CXXFLAGS)"
+
+all: train $(TESTS) $(DEV)
+
+train: train.cu $(HEADERS) $(CUDA_HEADERS)
+	$(NVCC_BUILD) -o $@ train.cu -lcublas
+
+test/test_gpu: test/test_gpu.cu test/unity.h train.cu $(HEADERS) $(CUDA_HEADERS)
+	$(NVCC_BUILD) -I. -o $@ $< -lcublas
+
+dev/cuda/%: dev/cuda/%.cu dev/cuda/common.cuh $(HEADERS) $(CUDA_HEADERS)
+	$(NVCC_BUILD) -I. -o $@ $< -lcublas
+else
 all: train $(TESTS)
 
-ifneq ($(NVCC),)
-train: train.cu $(HEADERS)
-	$(NVCC) -std=c++17 $(NVCCFLAGS) -arch=sm_$(GPU_ARCH) -Xcompiler "$(CXXFLAGS)" -o $@ train.cu
-else
 train: train.cu $(HEADERS)
 	$(CXX) $(CXXFLAGS) -x c++ -o $@ train.cu
 endif
@@ -37,4 +51,4 @@ test: train $(TESTS)
 	@status=0; for t in $(TESTS); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 clean:
-	rm -f train $(TESTS)
+	rm -f train $(TESTS) test/test_gpu $(DEV)

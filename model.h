@@ -545,11 +545,11 @@ struct Model {
     ModelConfig config;
     Layout layout;
     PETables pe_tables;
-    PE pe;
     std::vector<real> params, grads, adam_m, adam_v;  // each layout.total long
     int max_B;                                        // activations hold batches up to (max_B, max_T)
     std::vector<real> acts[NUM_ACTS];
 
+    PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
     real* grad(int id, int layer = 0) { return grads.data() + layout.at(id, layer); }
     // Per-layer activations sit at a fixed stride (their size at (max_B, max_T)), so a layer's
@@ -566,7 +566,6 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
     m->config = c;
     m->layout = make_layout(c);
     m->pe_tables = make_pe_tables(c.pe, c.C, c.NH, rope_dims(c.HS(), c.rope_frac), c.max_T);
-    m->pe = pe_view(m->pe_tables);
     m->params.assign(m->layout.total, 0);
     m->grads.assign(m->layout.total, 0);
     m->adam_m.assign(m->layout.total, 0);
@@ -594,7 +593,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
 
-    embedding_forward(A(A_RES_IN), tokens, m->param(P_WTE), m->pe, B, T, C, t0);
+    embedding_forward(A(A_RES_IN), tokens, m->param(P_WTE), m->pe(), B, T, C, t0);
     dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         real* res_in = A(A_RES_IN, l);
@@ -604,8 +603,8 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         // attention block: res_mid = res_in + dropout(attention(rmsnorm(res_in)) Wo^T)
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
         matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
-        rotate_qk_forward(A(A_QKV, l), m->pe, B, T, C, NH, t0);
-        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), m->param(P_PE_TABLE), m->pe, drop,
+        rotate_qk_forward(A(A_QKV, l), m->pe(), B, T, C, NH, t0);
+        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), m->param(P_PE_TABLE), m->pe(), drop,
                           drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
@@ -663,8 +662,8 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C);
         attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop,
                            drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
-        pe_bias_backward(m->grad(P_PE_TABLE), A(A_D_SCORES), m->pe, B, T, NH);
-        rotate_qk_backward(A(A_D_QKV), m->pe, B, T, C, NH);
+        pe_bias_backward(m->grad(P_PE_TABLE), A(A_D_SCORES), m->pe(), B, T, NH);
+        rotate_qk_backward(A(A_D_QKV), m->pe(), B, T, C, NH);
         matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);
     }

@@ -157,18 +157,23 @@ HD inline void pe_rotate(const PE& pe, real* x, int pos, int direction) {
 // rows of the learned bias table, which is (rows, NH); 0 when the PE learns nothing
 inline int pe_table_rows(PEKind kind) { return kind == PE_T5 ? T5_NUM_BUCKETS : 0; }
 
+// The table row the bias at distance i - j reads (T5: the distance's bucket). A learned bias
+// depends only on the head and the distance, which lets the GPU sum its gradient by distance
+// first and by row second, in a fixed order.
+HD inline int pe_table_row(const PE& pe, int distance) { return pe.kind == PE_T5 ? pe.bucket[distance] : -1; }
+
 // bias added to the score of query position i and key position j <= i in head h
 template <typename real>
 HD inline real pe_score_bias(const PE& pe, const real* table, int h, int i, int j) {
-    if (pe.kind == PE_T5) return table[pe.bucket[i - j] * pe.NH + h];
+    if (pe.kind == PE_T5) return table[pe_table_row(pe, i - j) * pe.NH + h];
     if (pe.kind == PE_ALIBI) return -pe.slope[h] * (real)(i - j);
     return 0;
 }
 
-// forward: score += table[bucket(i - j)][h], so dtable[bucket(i - j)][h] += dscore
+// forward: score += table[row(i - j)][h], so dtable[row(i - j)][h] += dscore
 template <typename real>
 HD inline void pe_score_bias_backward(const PE& pe, real* dtable, real dscore, int h, int i, int j) {
-    if (pe.kind == PE_T5) dtable[pe.bucket[i - j] * pe.NH + h] += dscore;
+    if (pe.kind == PE_T5) dtable[pe_table_row(pe, i - j) * pe.NH + h] += dscore;
 }
 
 inline PEKind find_pe(const std::string& name) {

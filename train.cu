@@ -13,6 +13,11 @@
  A run directory (--out) receives config.json, log.tsv (one row per step), model.bin (the best
  checkpoint), state.bin (the latest, for --resume), results.json and accuracy.svg.
 
+ It computes on the GPU when this build has one (nvcc found by make) and a device is present,
+ else on the CPU (--device overrides). The CPU code in model.h is the reference; the GPU keeps
+ its own copy of the model (model.cuh) and hands parameters back for every checkpoint, which has
+ one format whatever device wrote it.
+
  Every flag is one row of the flag table (name, type, where it goes, whether a checkpoint keeps
  it, help), so parsing, --help and checkpoints can not disagree. Any error a user can cause ends
  as one line on stderr, "train: error: ...", and exit status 1.
@@ -28,6 +33,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -38,6 +44,11 @@
 #include "pe.h"
 #include "report.h"
 #include "tasks.h"
+#ifdef __CUDACC__
+#include "model.cuh"
+#else
+struct GpuModel {};  // a build without nvcc has the CPU path only
+#endif
 
 // ----------------------------------------------------------------------------
 // configuration and the flag table
@@ -60,6 +71,9 @@ struct RunConfig {
     std::string resume, load, dump_state;
     int sample = 0, threads = 0;
     bool bench = false;
+    int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
+    std::string device = "auto";   // auto: the GPU when there is one
+    std::string precision = "tf32";
     // modes that look at a task
     int show = 0;
     std::string split = "train";
@@ -122,6 +136,9 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--sample", FLAG_INT, &c->sample, false, "after evaluating, decode N valid and N test examples greedily"},
         {"--dump-state", FLAG_STRING, &c->dump_state, false, "write one batch's tensors and gradients to FILE, then exit"},
         {"--bench", FLAG_SWITCH, &c->bench, false, "time training steps and report tokens/s, then exit"},
+        {"--bench-seq", FLAG_INT, &c->bench_seq, false, "--bench on random sequences of this length, vocabulary 512"},
+        {"--device", FLAG_STRING, &c->device, false, "auto (the GPU if there is one), cpu or gpu"},
+        {"--precision", FLAG_STRING, &c->precision, false, "GPU matrix products: fp32, or tf32 on tensor cores (default)"},
         {"--threads", FLAG_INT, &c->threads, false, "CPU threads (default: all cores)"},
         {"--show", FLAG_INT, &c->show, false, "print N examples of --split as prompt<TAB>target, then exit"},
         {"--split", FLAG_STRING, &c->split, false, "split for --show: train, valid or test"},
@@ -207,6 +224,13 @@ static void resolve_config(RunConfig* c) {
     if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);
     if (c->warmup_frac > 1) fail("--warmup-frac %g is out of range [0, 1]", c->warmup_frac);
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
+    if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
+    if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
+#ifdef __CUDACC__
+    if (c->device == "gpu" && !gpu_present()) fail("--device gpu: no CUDA device is visible");
+#else
+    if (c->device == "gpu") fail("--device gpu: this build has no GPU path (nvcc was not on the PATH when it was built)");
+#endif
 }
 
 // ----------------------------------------------------------------------------
@@ -307,27 +331,130 @@ struct BatchSampler {
 };
 
 // ----------------------------------------------------------------------------
+// a run, and the device it computes on
+
+struct Run {
+    RunConfig* config;
+    Dataset data;
+    Model model;  // on the CPU: the model itself; with a GPU: the host copy checkpoints read and write
+    Progress progress;
+    std::string dir;
+    std::unique_ptr<GpuModel> gpu;  // the model on the GPU, or nothing
+    std::vector<float> logits;      // a batch's logits copied from the GPU
+
+    explicit Run(RunConfig* c) : config(c) {}
+};
+
+static const Split& train_split(const Run& r) { return r.data.splits[SPLIT_TRAIN]; }
+static const Split& valid_split(const Run& r) { return r.data.splits[SPLIT_VALID]; }
+static const Split& test_split(const Run& r) { return r.data.splits[SPLIT_TEST]; }
+
+static OptimConfig optim_config(const RunConfig& c) {
+    OptimConfig o;
+    o.steps = c.steps, o.lr = c.lr, o.warmup_frac = c.warmup_frac, o.weight_decay = c.weight_decay;
+    return o;
+}
+
+// Each function below runs on the GPU when the run has one, else on the CPU reference.
+
+// forward (with the batch's targets: returns the loss), backward, clip and AdamW; returns the loss
+static double device_train_step(Run* r, const Batch& batch, const Dropout& drop, int step, double* grad_norm) {
+    RunConfig& c = *r->config;
+    OptimConfig o = optim_config(c);
+#ifdef __CUDACC__
+    if (r->gpu) {
+        double loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop);
+        gpu_backward(r->gpu.get(), batch.B, batch.T, drop);
+        *grad_norm = gpu_update(r->gpu.get(), o, lr_at(o, step), step + 1, c.grad_clip);
+        return loss;
+    }
+#endif
+    double loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
+    model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
+    *grad_norm = clip_gradients(&r->model, c.grad_clip);
+    adamw_update(&r->model, o, lr_at(o, step), step + 1);
+    return loss;
+}
+
+// the logits (B, T, V) of a batch, without dropout, in host memory
+static const float* device_logits(Run* r, const Batch& batch) {
+#ifdef __CUDACC__
+    if (r->gpu) {
+        gpu_forward(r->gpu.get(), batch.tokens, nullptr, batch.B, batch.T, NO_DROPOUT);
+        gpu_logits(r->gpu.get(), batch.B, batch.T, &r->logits);
+        return r->logits.data();
+    }
+#endif
+    model_forward(&r->model, batch.tokens.data(), nullptr, batch.B, batch.T, NO_DROPOUT);
+    return r->model.act(A_LOGITS);
+}
+
+// the GPU's parameters and AdamW state into the host model, before a checkpoint is written
+static void device_to_host(Run* r) {
+#ifdef __CUDACC__
+    if (r->gpu) gpu_download(&r->model, *r->gpu);
+#endif
+    (void)r;
+}
+
+// the host model's parameters and AdamW state onto the GPU, after a checkpoint was read
+static void host_to_device(Run* r) {
+#ifdef __CUDACC__
+    if (r->gpu) gpu_upload(r->gpu.get(), r->model);
+#endif
+    (void)r;
+}
+
+// whether the run computes on the GPU: --device allows it, this build has the GPU path, and
+// the machine has a CUDA device
+static bool wants_gpu(const RunConfig& c) {
+#ifdef __CUDACC__
+    return c.device != "cpu" && gpu_present();
+#else
+    return (void)c, false;
+#endif
+}
+
+// Makes the run's model: on the CPU, or on the GPU with a host copy for checkpoints and greedy
+// decoding (batch 1: its activations need not hold a training batch). Says where it is.
+static void make_model(Run* r, const ModelConfig& mc) {
+    RunConfig& c = *r->config;
+    bool gpu = wants_gpu(c);
+    model_init(&r->model, mc, gpu ? 1 : c.batch, c.seed);
+#ifdef __CUDACC__
+    if (gpu) {
+        r->gpu.reset(new GpuModel());
+        gpu_init(r->gpu.get(), r->model, c.batch, c.precision == "fp32" ? PRECISION_FP32 : PRECISION_TF32);
+        double fp32, tf32;
+        printf("device: %s, %s matrix products\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str());
+        return;
+    }
+#endif
+    printf("device: CPU, %d threads\n", omp_get_max_threads());
+}
+
+// ----------------------------------------------------------------------------
 // evaluation
 
 // Greedy decoding reproduces the gold target (and stops at <eos>) iff, with the gold prefix fed
 // in, the argmax at every answer position is the gold token: each greedy step then sees exactly
 // the teacher-forced prefix. So one forward pass per batch decides exact match.
-static SplitResult evaluate(Model* m, const Split& split, int batch_size) {
+static SplitResult evaluate(Run* r, const Split& split) {
+    int batch_size = r->config->batch, V = r->model.config.V;
     std::vector<int> order(split.size());
     for (int i = 0; i < split.size(); i++) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return split.example_len(a) < split.example_len(b); });
     SplitResult result;
     Batch batch;
-    int V = m->config.V;
     for (size_t first = 0; first < order.size(); first += batch_size) {
-        std::vector<int> examples(order.begin() + first, order.begin() + std::min(order.size(), first + batch_size));
+        std::vector<int> examples(order.begin() + first, order.begin() + std::min(order.size(), first + (size_t)batch_size));
         fill_batch(&batch, split, examples);
-        model_forward(m, batch.tokens.data(), nullptr, batch.B, batch.T, NO_DROPOUT);
+        const float* logits = device_logits(r, batch);
         for (int b = 0; b < batch.B; b++) {
             bool correct = true;
             for (int t = 0; t < batch.T; t++) {
                 int target = batch.targets[(size_t)b * batch.T + t];
-                if (target >= 0) correct &= argmax(m->act(A_LOGITS) + ((size_t)b * batch.T + t) * V, V) == target;
+                if (target >= 0) correct &= argmax(logits + ((size_t)b * batch.T + t) * V, V) == target;
             }
             result.add(split.length[examples[b]], correct);
         }
@@ -422,40 +549,17 @@ static FILE* open_log(const std::string& path, int resumed_step) {
 // ----------------------------------------------------------------------------
 // training
 
-struct Run {
-    RunConfig* config;
-    Dataset data;
-    Model model;
-    Progress progress;
-    std::string dir;
-};
-
-static const Split& train_split(const Run& r) { return r.data.splits[SPLIT_TRAIN]; }
-static const Split& valid_split(const Run& r) { return r.data.splits[SPLIT_VALID]; }
-static const Split& test_split(const Run& r) { return r.data.splits[SPLIT_TEST]; }
-
-static OptimConfig optim_config(const RunConfig& c) {
-    OptimConfig o;
-    o.steps = c.steps, o.lr = c.lr, o.warmup_frac = c.warmup_frac, o.weight_decay = c.weight_decay;
-    return o;
-}
-
-// one update: forward, backward, clip, AdamW; returns the loss
+// one update of the run's model; returns the loss
 static double train_step(Run* r, const Batch& batch, int step, double* grad_norm) {
-    RunConfig& c = *r->config;
-    Dropout drop = {(float)c.dropout, c.seed, step};
-    double loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
-    model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
-    *grad_norm = clip_gradients(&r->model, c.grad_clip);
-    OptimConfig o = optim_config(c);
-    adamw_update(&r->model, o, lr_at(o, step), step + 1);
-    return loss;
+    Dropout drop = {(float)r->config->dropout, r->config->seed, step};
+    return device_train_step(r, batch, drop, step, grad_norm);
 }
 
 // Validates, keeps the best checkpoint (ties keep the earlier one, as the paper's trainer did)
 // and saves the state to resume from.
 static double validate_and_save(Run* r) {
-    double accuracy = evaluate(&r->model, valid_split(*r), r->config->batch).all.accuracy();
+    double accuracy = evaluate(r, valid_split(*r)).all.accuracy();
+    device_to_host(r);
     if (accuracy > r->progress.best_accuracy) {
         r->progress.best_accuracy = accuracy;
         r->progress.best_step = r->progress.step;
@@ -508,7 +612,7 @@ static void train(Run* r, int stop_at) {
 // The best checkpoint on both splits: the table, results.json, accuracy.svg.
 static void report(Run* r, bool write_files) {
     RunConfig& c = *r->config;
-    SplitResult valid = evaluate(&r->model, valid_split(*r), c.batch), test = evaluate(&r->model, test_split(*r), c.batch);
+    SplitResult valid = evaluate(r, valid_split(*r)), test = evaluate(r, test_split(*r));
     printf("\n%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy):\n", c.task.c_str(), c.pe.c_str(), c.layers,
            c.d_model, r->progress.best_step);
     print_accuracy_table(stdout, valid, test);
@@ -539,12 +643,12 @@ static void build(Run* r) {
     int max_T = 0;
     for (const Split& s : r->data.splits) max_T = std::max(max_T, s.max_example_len());
     ModelConfig mc{c.layers, c.d_model, c.heads, c.d_ff, r->data.vocab.size(), max_T, find_pe(c.pe), (float)c.rope_frac, (float)c.dropout};
-    model_init(&r->model, mc, c.batch, c.seed);
     printf("%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
            c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
            r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
-    printf("model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters, %d threads\n", c.model.c_str(), c.layers,
-           c.d_model, c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total, omp_get_max_threads());
+    make_model(r, mc);
+    printf("model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
+           c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
 }
 
 // Everything before the first step: settings (a resumed run's come from its state.bin), the
@@ -563,7 +667,10 @@ static void prepare_run(Run* r) {
     if (c->resume.empty() && access((r->dir + "/state.bin").c_str(), F_OK) == 0)
         printf("note: %s holds an earlier run; this one replaces its files (--resume %s would have continued it)\n", r->dir.c_str(), r->dir.c_str());
     build(r);
-    if (!c->resume.empty()) load_checkpoint(c->resume + "/state.bin", state, &r->model);
+    if (!c->resume.empty()) {
+        load_checkpoint(c->resume + "/state.bin", state, &r->model);
+        host_to_device(r);
+    }
     write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
     printf("run: %s, %d steps of %d sequences, lr %g%s\n\n", r->dir.c_str(), c->steps, c->batch, c->lr,
            c->resume.empty() ? "" : (", resumed after step " + std::to_string(r->progress.step)).c_str());
@@ -573,12 +680,13 @@ static void prepare_run(Run* r) {
 static void finish_run(Run* r) {
     Header best = read_checkpoint_header(r->dir + "/model.bin");
     load_checkpoint(r->dir + "/model.bin", best, &r->model);
+    host_to_device(r);
     report(r, true);
     print_samples_of(r);
 }
 
 static void run_training(RunConfig* c) {
-    Run r{c, {}, {}, {}, ""};
+    Run r(c);
     prepare_run(&r);
     train(&r, INT_MAX);
     finish_run(&r);
@@ -590,11 +698,13 @@ static void run_training(RunConfig* c) {
 // Re-evaluates a saved checkpoint on the data of the run that wrote it.
 static void run_load(RunConfig* c) {
     Header h = read_checkpoint_header(c->load);
-    Run r{c, {}, {}, restore_run(h, c), ""};
+    Run r(c);
+    r.progress = restore_run(h, c);
     c->model = header_preset(h);
     resolve_config(c);
     build(&r);
     load_checkpoint(c->load, h, &r.model);
+    host_to_device(&r);
     report(&r, false);
     print_samples_of(&r);
 }
@@ -605,7 +715,8 @@ static const int32_t DUMP_MAGIC = 20261123;
 
 static void run_dump_state(RunConfig* c) {
     resolve_config(c);
-    Run r{c, {}, {}, {}, ""};
+    c->device = "cpu";  // the reference computes what other implementations check against
+    Run r(c);
     build(&r);
     Batch batch;
     BatchSampler sampler(c->seed, train_split(r).size());
@@ -638,31 +749,62 @@ static std::string cpu_name() {
     return "unknown CPU";
 }
 
-// --bench: times training steps on the task's batches (updates included, no validation)
+// --bench: times training steps (updates included, no validation) on the task's batches, or on
+// random sequences of --bench-seq tokens over a vocabulary of BENCH_VOCAB (every position a
+// target), the shape of the PyTorch reference numbers in SPEC.md §8.
+static const int BENCH_VOCAB = 512;
+
 static void run_bench(RunConfig* c) {
     resolve_config(c);
-    Run r{c, {}, {}, {}, ""};
-    build(&r);
-    const int warmup = 2, timed = 10;
-    BatchSampler sampler(c->seed, train_split(r).size());
+    Run r(c);
+    Rng rng = rng_stream(c->seed, hash_string("bench"));
+    if (c->bench_seq > 0) {
+        ModelConfig mc{c->layers, c->d_model, c->heads, c->d_ff, BENCH_VOCAB, c->bench_seq, find_pe(c->pe), (float)c->rope_frac, (float)c->dropout};
+        make_model(&r, mc);
+        printf("random sequences: %d x %d tokens, vocabulary %d\nmodel: %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n",
+               c->batch, c->bench_seq, BENCH_VOCAB, c->layers, c->d_model, c->heads, c->d_ff, c->pe.c_str(), r.model.layout.total);
+    } else {
+        build(&r);
+    }
+    const int warmup = 3, timed = 10;
+    BatchSampler sampler(c->seed, c->bench_seq > 0 ? 1 : train_split(r).size());
     Batch batch;
     double seconds = 0, grad_norm = 0;
     long real = 0, padded = 0;
     for (int step = 0; step < warmup + timed; step++) {
-        fill_batch(&batch, train_split(r), sampler.examples(step, c->batch));
+        if (c->bench_seq > 0) {
+            batch.B = c->batch, batch.T = c->bench_seq, batch.real_tokens = (long)c->batch * c->bench_seq;
+            batch.tokens.resize((size_t)batch.B * batch.T);
+            for (int& token : batch.tokens) token = rng.between(2, BENCH_VOCAB - 1);
+            batch.targets.assign(batch.tokens.begin() + 1, batch.tokens.end());
+            batch.targets.push_back(-1);
+        } else {
+            fill_batch(&batch, train_split(r), sampler.examples(step, c->batch));
+        }
         auto start = std::chrono::steady_clock::now();
-        train_step(&r, batch, step, &grad_norm);
+        train_step(&r, batch, step, &grad_norm);  // ends by reading the gradient norm back: the GPU has finished
         if (step < warmup) continue;
         seconds += seconds_since(start);
         real += batch.real_tokens, padded += (long)batch.B * batch.T;
     }
     const ModelConfig& m = r.model.config;
-    double T = (double)padded / timed / c->batch;  // mean padded length
+    double T = (double)padded / timed / c->batch;                                  // mean padded length
     double flops = (6.0 * r.model.layout.total + 6.0 * m.L * m.C * T) * padded;  // 6N + 6LCT per token (llm.c)
-    printf("\nbench on %s, %d threads: %d steps of %d sequences after %d warm-up steps\n", cpu_name().c_str(), omp_get_max_threads(),
-           timed, c->batch, warmup);
-    printf("%10.2f ms/step\n%10.0f tokens/s (real tokens)\n%10.0f tokens/s (padding included)\n%10.2f GFLOP/s (6N + 6LCT per padded token)\n",
-           1000 * seconds / timed, real / seconds, padded / seconds, flops / seconds / 1e9);
+    std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads";
+    double peak = 0;
+#ifdef __CUDACC__
+    if (r.gpu) {
+        double fp32, tf32;
+        device = gpu_name(&fp32, &tf32) + ", " + c->precision;
+        peak = c->precision == "fp32" ? fp32 : tf32;
+    }
+#endif
+    printf("\nbench on %s: %d steps of %d sequences after %d warm-up steps\n", device.c_str(), timed, c->batch, warmup);
+    printf("%10.2f ms/step\n%10.0f tokens/s (real tokens)\n%10.0f tokens/s (padding included)\n", 1000 * seconds / timed, real / seconds,
+           padded / seconds);
+    if (peak > 0) printf("%10.1f TFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e12);
+    else printf("%10.1f GFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e9);
+    if (peak > 0) printf("%9.1f%% MFU (of %.1f TFLOP/s, the dense %s peak)\n", 100 * flops / seconds / 1e12 / peak, peak, c->precision.c_str());
 }
 
 static SplitKind find_split(const std::string& name) {

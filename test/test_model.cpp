@@ -219,7 +219,7 @@ static void test_t5_bias_grad_sums_over_layers(void) {
     // layer 0's part alone (the backward runs the layers last to first, so the dscores scratch
     // still holds layer 0's) is not the whole gradient: the other layers add theirs
     std::vector<double> layer0(n, 0);
-    pe_bias_backward(layer0.data(), m.act(A_D_SCORES), m.pe, TinyBatch::B, TinyBatch::T, m.config.NH);
+    pe_bias_backward(layer0.data(), m.act(A_D_SCORES), m.pe(), TinyBatch::B, TinyBatch::T, m.config.NH);
     double difference = 0;
     for (size_t i = 0; i < n; i++) difference = std::max(difference, std::fabs(layer0[i] - analytic[i]));
     TEST_ASSERT_GREATER_THAN(1e-6, difference);

@@ -148,7 +148,7 @@ static void test_clipping_scales_the_global_norm_to_the_limit(void) {
 static void test_checkpoint_round_trip_gives_identical_logits(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
-    Run a{&c, {}, {}, {}, ""};
+    Run a(&c);
     prepare_quietly(&a, INT_MAX);
     Batch batch;
     fill_batch(&batch, test_split(a), {0, 1, 2, 3});
@@ -157,7 +157,8 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
 
     RunConfig c2;
     Header h = read_checkpoint_header(dir + "/copy.bin");
-    Run b{&c2, {}, {}, restore_run(h, &c2), ""};
+    Run b(&c2);
+    b.progress = restore_run(h, &c2);
     c2.model = header_preset(h);
     {
         Silence quiet;
@@ -184,7 +185,7 @@ static void write_bytes(const std::string& path, const std::vector<char>& bytes)
 static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
-    Run r{&c, {}, {}, {}, ""};
+    Run r(&c);
     prepare_quietly(&r);
     std::string good = dir + "/good.bin";
     save_checkpoint(good, r.model, run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress));
@@ -215,7 +216,7 @@ static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
 static void test_loading_into_a_different_model_is_refused(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
-    Run r{&c, {}, {}, {}, ""};
+    Run r(&c);
     prepare_quietly(&r);
     save_checkpoint(dir + "/m.bin", r.model, run_header(r.model, CKPT_MODEL, &c, r.progress));
     Header h = read_checkpoint_header(dir + "/m.bin");
@@ -231,12 +232,12 @@ static void test_loading_into_a_different_model_is_refused(void) {
 static void test_resume_continues_bit_exactly(void) {
     std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
-    Run a{&straight, {}, {}, {}, ""}, b{&interrupted, {}, {}, {}, ""};
+    Run a(&straight), b(&interrupted);
     prepare_quietly(&a, INT_MAX);
     prepare_quietly(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
     RunConfig resumed;
     resumed.resume = resumed_dir;
-    Run c{&resumed, {}, {}, {}, ""};
+    Run c(&resumed);
     prepare_quietly(&c);
     TEST_ASSERT_EQUAL_INT(8, c.progress.step);
     {
@@ -258,7 +259,7 @@ static void test_model_bin_is_the_best_validation_checkpoint(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 16);
     c.eval_every = 2;
-    Run r{&c, {}, {}, {}, ""};
+    Run r(&c);
     prepare_quietly(&r, INT_MAX);
     std::ifstream log(dir + "/log.tsv");
     double best = -1;
@@ -328,11 +329,11 @@ static void test_a_short_cpu_run_on_copy_learns(void) {
     c.data.train_max = 8, c.data.test_max = 12, c.data.train_size = 2000, c.data.valid_size = 200, c.data.test_size = 200;
     c.steps = 400, c.batch = 32, c.eval_every = 100;
     c.out = temp_dir();
-    Run r{&c, {}, {}, {}, ""};
+    Run r(&c);
     {
         Silence quiet;
         prepare_run(&r);
-        TEST_ASSERT_EQUAL_INT(0, evaluate(&r.model, valid_split(r), c.batch).all.correct);
+        TEST_ASSERT_EQUAL_INT(0, evaluate(&r, valid_split(r)).all.correct);
         train(&r, INT_MAX);
     }
     std::ifstream log(c.out + "/log.tsv");

@@ -1,0 +1,325 @@
+/*
+ kernels.cuh: the model's layers on the GPU. Each launcher has the name of its CPU function in
+ model.h with a _gpu suffix, the same arguments in the same order, and computes the same thing;
+ test/test_gpu.cu checks every one against its CPU twin. Attention is in attention.cuh.
+
+ Conventions, as on the CPU: forward launchers overwrite their outputs, backward ones accumulate
+ (+=). No kernel uses atomics: every sum runs in a fixed order (a warp's butterfly, a block's
+ tree, or a loop), so a run repeats bit for bit on the same GPU.
+*/
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "model.h"
+
+// ----------------------------------------------------------------------------
+// checking every CUDA and cuBLAS call
+
+#define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
+inline void cuda_check(cudaError_t status, const char* call, const char* file, int line) {
+    if (status != cudaSuccess) fail("CUDA error '%s' in %s (%s:%d)", cudaGetErrorString(status), call, file, line);
+}
+
+#define cublasCheck(call) cublas_check((call), #call, __FILE__, __LINE__)
+inline void cublas_check(cublasStatus_t status, const char* call, const char* file, int line) {
+    if (status != CUBLAS_STATUS_SUCCESS) fail("cuBLAS error %d in %s (%s:%d)", (int)status, call, file, line);
+}
+
+// after every launch: a bad launch configuration is reported where it happened
+#define launchCheck() cudaCheck(cudaGetLastError())
+
+// whether this machine has a CUDA device (no driver counts as none)
+inline bool gpu_present() {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+static const int BLOCK = 256;
+static const int WARP = 32;
+inline unsigned grid_for(size_t threads) { return (unsigned)((threads + BLOCK - 1) / BLOCK); }
+
+// sum and max over a warp by butterfly: every lane ends with the same value, in a fixed order
+__device__ inline float warp_sum(float x) {
+    for (int offset = WARP / 2; offset > 0; offset /= 2) x += __shfl_xor_sync(0xffffffff, x, offset);
+    return x;
+}
+__device__ inline float warp_max(float x) {
+    for (int offset = WARP / 2; offset > 0; offset /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffff, x, offset));
+    return x;
+}
+
+// the global index of this thread's warp, and its lane
+__device__ inline size_t warp_index() { return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / WARP; }
+__device__ inline int lane() { return threadIdx.x % WARP; }
+
+// the multiplier of dropout element i: mask / (1 - p), times an extra scale (see Dropout)
+struct DropoutMask {
+    uint32_t key, threshold;
+    float kept;  // what a kept element is multiplied by
+
+    DropoutMask(const Dropout& d, uint32_t site_key, float scale = 1.0f)
+        : key(site_key), threshold(d.threshold()), kept(d.p == 0 ? scale : (float)d.scale() * scale) {}
+    __device__ float factor(size_t i) const { return dropout_keeps(key, (uint32_t)i, threshold) ? kept : 0.0f; }
+};
+
+// ----------------------------------------------------------------------------
+// dropout, ReLU, residual
+
+__global__ void dropout_forward_kernel(float* out, const float* inp, DropoutMask mask, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = inp[i] * mask.factor(i);
+}
+inline void dropout_forward_gpu(float* out, const float* inp, const Dropout& d, uint32_t key, size_t n, float s = 1) {
+    dropout_forward_kernel<<<grid_for(n), BLOCK>>>(out, inp, DropoutMask(d, key, s), n);
+    launchCheck();
+}
+
+__global__ void dropout_backward_kernel(float* dinp, const float* dout, DropoutMask mask, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) dinp[i] += dout[i] * mask.factor(i);
+}
+inline void dropout_backward_gpu(float* dinp, const float* dout, const Dropout& d, uint32_t key, size_t n, float s = 1) {
+    dropout_backward_kernel<<<grid_for(n), BLOCK>>>(dinp, dout, DropoutMask(d, key, s), n);
+    launchCheck();
+}
+
+__global__ void relu_dropout_forward_kernel(float* out, const float* inp, DropoutMask mask, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = inp[i] > 0 ? inp[i] * mask.factor(i) : 0.0f;
+}
+inline void relu_dropout_forward_gpu(float* out, const float* inp, const Dropout& d, uint32_t key, size_t n) {
+    relu_dropout_forward_kernel<<<grid_for(n), BLOCK>>>(out, inp, DropoutMask(d, key), n);
+    launchCheck();
+}
+
+__global__ void relu_dropout_backward_kernel(float* dinp, const float* dout, const float* inp, DropoutMask mask, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n && inp[i] > 0) dinp[i] += dout[i] * mask.factor(i);
+}
+inline void relu_dropout_backward_gpu(float* dinp, const float* dout, const float* inp, const Dropout& d, uint32_t key, size_t n) {
+    relu_dropout_backward_kernel<<<grid_for(n), BLOCK>>>(dinp, dout, inp, DropoutMask(d, key), n);
+    launchCheck();
+}
+
+__global__ void residual_forward_kernel(float* out, const float* a, const float* b, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] + b[i];
+}
+inline void residual_forward_gpu(float* out, const float* a, const float* b, size_t n) {
+    residual_forward_kernel<<<grid_for(n), BLOCK>>>(out, a, b, n);
+    launchCheck();
+}
+
+// ----------------------------------------------------------------------------
+// embedding
+
+__global__ void embedding_forward_kernel(float* out, const int* tokens, const float* wte, PE pe, int B, int T, int C) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // out[b,t,c]
+    if (i >= (size_t)B * T * C) return;
+    int c = (int)(i % C);
+    size_t bt = i / C;
+    out[i] = wte[(size_t)tokens[bt] * C + c] + pe_input(pe, (int)(bt % T), c);
+}
+inline void embedding_forward_gpu(float* out, const int* tokens, const float* wte, const PE& pe, int B, int T, int C) {
+    embedding_forward_kernel<<<grid_for((size_t)B * T * C), BLOCK>>>(out, tokens, wte, pe, B, T, C);
+    launchCheck();
+}
+
+// One block per vocabulary row: it scans the positions in order and sums the gradients of those
+// holding its token, so no two threads ever add into the same row.
+__global__ void embedding_backward_kernel(float* dwte, const float* dout, const int* tokens, int BT, int C) {
+    int v = blockIdx.x;
+    for (int c = threadIdx.x; c < C; c += blockDim.x) {
+        float sum = 0;
+        for (int bt = 0; bt < BT; bt++)
+            if (tokens[bt] == v) sum += dout[(size_t)bt * C + c];
+        dwte[(size_t)v * C + c] += sum;
+    }
+}
+inline void embedding_backward_gpu(float* dwte, const float* dout, const int* tokens, int B, int T, int C, int V) {
+    embedding_backward_kernel<<<V, BLOCK>>>(dwte, dout, tokens, B * T, C);
+    launchCheck();
+}
+
+// ----------------------------------------------------------------------------
+// RMSNorm: one warp per row
+
+__global__ void rmsnorm_forward_kernel(float* out, float* rstd, const float* inp, const float* weight, size_t N, int C) {
+    size_t n = warp_index();
+    if (n >= N) return;
+    const float* x = inp + n * C;
+    float sum = 0;
+    for (int c = lane(); c < C; c += WARP) sum += x[c] * x[c];
+    float r = 1.0f / sqrtf(warp_sum(sum) / C + (float)RMSNORM_EPS);
+    for (int c = lane(); c < C; c += WARP) out[n * C + c] = x[c] * r * weight[c];
+    if (lane() == 0) rstd[n] = r;
+}
+inline void rmsnorm_forward_gpu(float* out, float* rstd, const float* inp, const float* weight, size_t N, int C) {
+    rmsnorm_forward_kernel<<<grid_for(N * WARP), BLOCK>>>(out, rstd, inp, weight, N, C);
+    launchCheck();
+}
+
+// dx_c += r w_c dy_c - (r^3 / C) x_c sum_k dy_k w_k x_k   (see rmsnorm_backward in model.h)
+__global__ void rmsnorm_backward_input_kernel(float* dinp, const float* dout, const float* inp, const float* weight, const float* rstd, size_t N, int C) {
+    size_t n = warp_index();
+    if (n >= N) return;
+    const float *x = inp + n * C, *dy = dout + n * C;
+    float sum = 0;
+    for (int c = lane(); c < C; c += WARP) sum += dy[c] * weight[c] * x[c];
+    float r = rstd[n], dy_w_x = warp_sum(sum);
+    for (int c = lane(); c < C; c += WARP) dinp[n * C + c] += r * weight[c] * dy[c] - r * r * r / C * x[c] * dy_w_x;
+}
+
+// dw_c += sum over rows of dy_c x_c r, in two fixed-order steps: each block sums a chunk of
+// rows into partials[chunk][c], then one thread per channel sums the chunks in order
+static const int ROWS_PER_CHUNK = 64;
+
+__global__ void rmsnorm_weight_partials_kernel(float* partials, const float* dout, const float* inp, const float* rstd, size_t N, int C) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    size_t first = (size_t)blockIdx.y * ROWS_PER_CHUNK;
+    if (c >= C) return;
+    float sum = 0;
+    for (size_t n = first; n < first + ROWS_PER_CHUNK && n < N; n++) sum += dout[n * C + c] * inp[n * C + c] * rstd[n];
+    partials[(size_t)blockIdx.y * C + c] = sum;
+}
+
+__global__ void sum_partials_kernel(float* out, const float* partials, int chunks, int C) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    float sum = 0;
+    for (int k = 0; k < chunks; k++) sum += partials[(size_t)k * C + c];
+    out[c] += sum;
+}
+
+// `partials` holds ceil(N / ROWS_PER_CHUNK) * C floats
+inline void rmsnorm_backward_gpu(float* dinp, float* dweight, const float* dout, const float* inp, const float* weight, const float* rstd,
+                                 size_t N, int C, float* partials) {
+    rmsnorm_backward_input_kernel<<<grid_for(N * WARP), BLOCK>>>(dinp, dout, inp, weight, rstd, N, C);
+    launchCheck();
+    int chunks = (int)((N + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK);
+    rmsnorm_weight_partials_kernel<<<dim3(grid_for(C), chunks), BLOCK>>>(partials, dout, inp, rstd, N, C);
+    launchCheck();
+    sum_partials_kernel<<<grid_for(C), BLOCK>>>(dweight, partials, chunks, C);
+    launchCheck();
+}
+
+// ----------------------------------------------------------------------------
+// matmul by cuBLAS. Row-major X (r, c) is column-major X^T, so out = inp weight^T becomes
+// out^T = weight inp^T in cuBLAS's terms. beta = 1 in the backward: it accumulates.
+
+inline void matmul_forward_gpu(cublasHandle_t cublas, float* out, const float* inp, const float* weight, size_t N, int C, int OC) {
+    const float one = 1, zero = 0;
+    cublasCheck(cublasSgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OC, (int)N, C, &one, weight, C, inp, C, &zero, out, OC));
+}
+
+// dinp (N, C) += dout (N, OC) weight (OC, C);  dweight (OC, C) += dout^T (OC, N) inp (N, C)
+inline void matmul_backward_gpu(cublasHandle_t cublas, float* dinp, float* dweight, const float* dout, const float* inp, const float* weight,
+                                size_t N, int C, int OC) {
+    const float one = 1;
+    cublasCheck(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)N, OC, &one, weight, C, dout, OC, &one, dinp, C));
+    cublasCheck(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, (int)N, &one, inp, C, dout, OC, &one, dweight, C));
+}
+
+// ----------------------------------------------------------------------------
+// cross-entropy: one warp per row; rows without a target (-1) have no loss
+
+// the largest of a row's V logits and the sum of exp(z - max), computed by a warp
+__device__ inline void softmax_stats(const float* z, int V, float* max, float* sum) {
+    float m = -INFINITY, s = 0;
+    for (int v = lane(); v < V; v += WARP) m = fmaxf(m, z[v]);
+    m = warp_max(m);
+    for (int v = lane(); v < V; v += WARP) s += expf(z[v] - m);
+    *max = m, *sum = warp_sum(s);
+}
+
+__global__ void crossentropy_forward_kernel(float* losses, const float* logits, const int* targets, size_t N, int V) {
+    size_t n = warp_index();
+    if (n >= N) return;
+    const float* z = logits + n * V;
+    float max, sum;
+    softmax_stats(z, V, &max, &sum);
+    if (lane() == 0) losses[n] = targets[n] < 0 ? 0.0f : logf(sum) + max - z[targets[n]];
+}
+
+// The mean over target rows: the per-row losses come back to the host and are summed there in
+// row order, as the CPU does.
+inline double crossentropy_forward_gpu(const float* logits, const int* targets, size_t N, int V, float* losses, std::vector<float>* host_losses,
+                                       const std::vector<int>& host_targets) {
+    crossentropy_forward_kernel<<<grid_for(N * WARP), BLOCK>>>(losses, logits, targets, N, V);
+    launchCheck();
+    host_losses->resize(N);
+    cudaCheck(cudaMemcpy(host_losses->data(), losses, N * sizeof(float), cudaMemcpyDeviceToHost));
+    double total = 0;
+    size_t count = 0;
+    for (size_t n = 0; n < N; n++) total += (*host_losses)[n], count += host_targets[n] >= 0;
+    return count ? total / count : 0.0;
+}
+
+__global__ void crossentropy_backward_kernel(float* dlogits, const float* logits, const int* targets, size_t N, int V, float inverse_count) {
+    size_t n = warp_index();
+    if (n >= N || targets[n] < 0) return;
+    const float* z = logits + n * V;
+    float max, sum;
+    softmax_stats(z, V, &max, &sum);
+    for (int v = lane(); v < V; v += WARP) dlogits[n * V + v] += (expf(z[v] - max) / sum - (v == targets[n])) * inverse_count;
+}
+inline void crossentropy_backward_gpu(float* dlogits, const float* logits, const int* targets, size_t N, int V, size_t count) {
+    crossentropy_backward_kernel<<<grid_for(N * WARP), BLOCK>>>(dlogits, logits, targets, N, V, 1.0f / count);
+    launchCheck();
+}
+
+// ----------------------------------------------------------------------------
+// optimisation: the global gradient norm, clipping, AdamW
+
+static const int NORM_CHUNK = 1 << 16;  // elements per block of the sum of squares
+
+// each block: the sum of squares of one chunk, threads' strided sums then a tree, in double
+__global__ void sum_of_squares_kernel(double* partials, const float* x, size_t n) {
+    __shared__ double shared[BLOCK];
+    size_t first = (size_t)blockIdx.x * NORM_CHUNK;
+    double sum = 0;
+    for (size_t i = first + threadIdx.x; i < first + NORM_CHUNK && i < n; i += blockDim.x) sum += (double)x[i] * x[i];
+    shared[threadIdx.x] = sum;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (threadIdx.x < stride) shared[threadIdx.x] += shared[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+}
+
+__global__ void scale_kernel(float* x, float s, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= s;
+}
+
+// clip_gradients of model.h: returns the norm before clipping. `partials` holds n / NORM_CHUNK + 1 doubles.
+inline double clip_gradients_gpu(float* grads, size_t n, double max_norm, double* partials) {
+    int chunks = (int)((n + NORM_CHUNK - 1) / NORM_CHUNK);
+    sum_of_squares_kernel<<<chunks, BLOCK>>>(partials, grads, n);
+    launchCheck();
+    std::vector<double> host(chunks);
+    cudaCheck(cudaMemcpy(host.data(), partials, chunks * sizeof(double), cudaMemcpyDeviceToHost));
+    double total = 0;
+    for (double p : host) total += p;
+    double norm = sqrt(total), coef = max_norm / (norm + 1e-6);
+    if (coef < 1) {
+        scale_kernel<<<grid_for(n), BLOCK>>>(grads, (float)coef, n);
+        launchCheck();
+    }
+    return norm;
+}
+
+// adamw_update of model.h for one tensor, in double like the CPU
+__global__ void adamw_kernel(float* params, const float* grads, float* m, float* v, size_t n, double step_size, double decay,
+                             double beta1, double beta2, double eps) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float g = grads[i];
+    m[i] = (float)(beta1 * m[i] + (1 - beta1) * g);
+    v[i] = (float)(beta2 * v[i] + (1 - beta2) * g * g);
+    float p = params[i] - (float)(step_size * m[i] / (sqrt((double)v[i]) + eps));
+    params[i] = p - (float)(decay * p);
+}

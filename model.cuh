@@ -1,0 +1,234 @@
+/*
+ model.cuh: the model on the GPU. It holds device copies of the parameters, gradients, AdamW state
+ and activations, laid out by the same tables as model.h (PARAMS, ACTS), and runs model.h's
+ model_forward, model_backward, clip_gradients and adamw_update step for step with the kernels of
+ kernels.cuh and attention.cuh. The host Model stays the source of truth for configuration,
+ layout and checkpoints; gpu_upload and gpu_download move the state between the two.
+*/
+#pragma once
+
+#include "attention.cuh"
+#include "kernels.cuh"
+
+enum Precision { PRECISION_FP32, PRECISION_TF32 };
+static const char* const PRECISION_NAMES[] = {"fp32", "tf32"};
+
+struct GpuModel {
+    ModelConfig config;
+    Layout layout;
+    int max_B;
+    Precision precision;
+    float *params, *grads, *adam_m, *adam_v;  // each layout.total long
+    float* acts[NUM_ACTS];                    // as the host Model's, one per row of ACTS
+    AttentionWorkspace attention;
+    float* weight_partials;                   // RMSNorm weight-gradient partial sums
+    double* norm_partials;                    // gradient-norm partial sums
+    float* losses;                            // (B, T) per-position losses
+    int *tokens, *targets;                    // (B, T) the batch
+    std::vector<int> host_targets;
+    std::vector<float> host_losses;
+    PE pe;                                    // the PE's tables, in device memory
+    cublasHandle_t cublas = nullptr;
+    std::vector<void*> allocations;
+
+    GpuModel() = default;
+    GpuModel(const GpuModel&) = delete;
+    GpuModel& operator=(const GpuModel&) = delete;
+    ~GpuModel() {
+        for (void* p : allocations) cudaFree(p);
+        if (cublas) cublasDestroy(cublas);
+    }
+
+    template <typename T>
+    T* alloc(size_t n) {
+        T* p = nullptr;
+        if (n == 0) return p;
+        cudaError_t status = cudaMalloc(&p, n * sizeof(T));
+        if (status == cudaErrorMemoryAllocation) fail("out of GPU memory: the model or batch is too large for this GPU");
+        cudaCheck(status);
+        allocations.push_back(p);
+        return p;
+    }
+    template <typename T>
+    T* upload(const std::vector<T>& host) {
+        T* p = alloc<T>(host.size());
+        if (p) cudaCheck(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+        return p;
+    }
+
+    float* param(int id, int layer = 0) { return params + layout.at(id, layer); }
+    float* grad(int id, int layer = 0) { return grads + layout.at(id, layer); }
+    float* act(int id, int layer = 0) {
+        return acts[id] + (ACTS[id].per_layer ? layer * act_numel(config, ACTS[id].shape, max_B, config.max_T) : 0);
+    }
+};
+
+// host -> device and device -> host: parameters and AdamW state
+inline void gpu_upload(GpuModel* g, const Model& m) {
+    size_t bytes = m.layout.total * sizeof(float);
+    cudaCheck(cudaMemcpy(g->params, m.params.data(), bytes, cudaMemcpyHostToDevice));
+    cudaCheck(cudaMemcpy(g->adam_m, m.adam_m.data(), bytes, cudaMemcpyHostToDevice));
+    cudaCheck(cudaMemcpy(g->adam_v, m.adam_v.data(), bytes, cudaMemcpyHostToDevice));
+}
+inline void gpu_download(Model* m, const GpuModel& g) {
+    size_t bytes = m->layout.total * sizeof(float);
+    cudaCheck(cudaMemcpy(m->params.data(), g.params, bytes, cudaMemcpyDeviceToHost));
+    cudaCheck(cudaMemcpy(m->adam_m.data(), g.adam_m, bytes, cudaMemcpyDeviceToHost));
+    cudaCheck(cudaMemcpy(m->adam_v.data(), g.adam_v, bytes, cudaMemcpyDeviceToHost));
+}
+
+// the PE's tables copied to the GPU (owned by g), as a PE the kernels take
+inline PE gpu_pe(GpuModel* g, const PETables& t) {
+    return {t.kind, t.C, t.NH, t.rot, g->upload(t.ape), g->upload(t.slope), g->upload(t.bucket), g->upload(t.rope_cos), g->upload(t.rope_sin)};
+}
+
+// buffers for attention calls of up to (max_B, c.max_T), owned by g
+inline AttentionWorkspace gpu_attention_workspace(GpuModel* g, const ModelConfig& c, int max_B) {
+    AttentionWorkspace w;
+    size_t heads = (size_t)max_B * c.max_T * c.C, squares = act_numel(c, S_BNHTT, max_B, c.max_T);
+    w.q = g->alloc<float>(heads), w.k = g->alloc<float>(heads), w.v = g->alloc<float>(heads), w.y = g->alloc<float>(heads);
+    w.dq = g->alloc<float>(heads), w.dk = g->alloc<float>(heads), w.dv = g->alloc<float>(heads);
+    w.dropped = g->alloc<float>(squares), w.ddropped = g->alloc<float>(squares);
+    w.by_sequence = g->alloc<float>((size_t)max_B * c.NH * c.max_T);
+    w.by_distance = g->alloc<float>((size_t)c.NH * c.max_T);
+    return w;
+}
+
+// A GPU copy of the host model (its parameters and AdamW state included), with activations for
+// batches of up to max_B sequences (the host model's own may be smaller: it need not train).
+inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision) {
+    const ModelConfig& c = m.config;
+    g->config = c, g->layout = m.layout, g->max_B = max_B, g->precision = precision;
+    size_t BT = (size_t)max_B * c.max_T;
+    g->params = g->alloc<float>(m.layout.total);
+    g->grads = g->alloc<float>(m.layout.total);
+    g->adam_m = g->alloc<float>(m.layout.total);
+    g->adam_v = g->alloc<float>(m.layout.total);
+    for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1));
+    g->attention = gpu_attention_workspace(g, c, max_B);
+    g->weight_partials = g->alloc<float>((BT + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK * c.C);
+    g->norm_partials = g->alloc<double>(m.layout.total / NORM_CHUNK + 1);
+    g->losses = g->alloc<float>(BT);
+    g->tokens = g->alloc<int>(BT);
+    g->targets = g->alloc<int>(BT);
+    g->pe = gpu_pe(g, m.pe_tables);
+    cublasCheck(cublasCreate(&g->cublas));
+    cublasCheck(cublasSetMathMode(g->cublas, precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    gpu_upload(g, m);
+}
+
+// model_forward on the GPU (t0 = 0): tokens and targets are the host batch; returns the loss
+inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop) {
+    const ModelConfig& c = g->config;
+    int C = c.C, NH = c.NH, F = c.F, V = c.V;
+    size_t BT = (size_t)B * T;
+    if (B > g->max_B || T > c.max_T) fail("internal error: gpu_forward(B %d, T %d) does not fit its buffers", B, T);
+    cudaCheck(cudaMemcpy(g->tokens, tokens.data(), BT * sizeof(int), cudaMemcpyHostToDevice));
+    auto A = [&](int id, int l = 0) { return g->act(id, l); };
+    cublasHandle_t cublas = g->cublas;
+
+    embedding_forward_gpu(A(A_RES_IN), g->tokens, g->param(P_WTE), g->pe, B, T, C);
+    dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
+    for (int l = 0; l < c.L; l++) {
+        float* res_in = A(A_RES_IN, l);
+        float* res_mid = A(A_RES_MID, l);
+        float* res_out = l + 1 < c.L ? A(A_RES_IN, l + 1) : A(A_RES_OUT);
+        float* branch = A(A_BRANCH);
+        rmsnorm_forward_gpu(A(A_LN1, l), A(A_LN1_RSTD, l), res_in, g->param(P_LN1, l), BT, C);
+        matmul_forward_gpu(cublas, A(A_QKV, l), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
+        rotate_qk_forward_gpu(A(A_QKV, l), g->pe, B, T, C, NH);
+        attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), g->param(P_PE_TABLE), g->pe, drop, drop.key(SITE_ATTN_PROBS, l),
+                              B, T, C, NH, &g->attention);
+        matmul_forward_gpu(cublas, branch, A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
+        dropout_forward_gpu(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
+        residual_forward_gpu(res_mid, res_in, branch, BT * C);
+        rmsnorm_forward_gpu(A(A_LN2, l), A(A_LN2_RSTD, l), res_mid, g->param(P_LN2, l), BT, C);
+        matmul_forward_gpu(cublas, A(A_FC, l), A(A_LN2, l), g->param(P_W1, l), BT, C, F);
+        relu_dropout_forward_gpu(A(A_FC_ACT, l), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
+        matmul_forward_gpu(cublas, branch, A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C);
+        dropout_forward_gpu(branch, branch, drop, drop.key(SITE_FFN_OUT, l), BT * C);
+        residual_forward_gpu(res_out, res_mid, branch, BT * C);
+    }
+    rmsnorm_forward_gpu(A(A_LNF), A(A_LNF_RSTD), A(A_RES_OUT), g->param(P_LNF), BT, C);
+    dropout_forward_gpu(A(A_HEAD_IN), A(A_LNF), drop, drop.key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
+    matmul_forward_gpu(cublas, A(A_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
+    if (!targets) return 0;
+    g->host_targets.assign(targets->begin(), targets->begin() + BT);
+    cudaCheck(cudaMemcpy(g->targets, targets->data(), BT * sizeof(int), cudaMemcpyHostToDevice));
+    return crossentropy_forward_gpu(A(A_LOGITS), g->targets, BT, V, g->losses, &g->host_losses, g->host_targets);
+}
+
+// model_backward on the GPU: the gradient of the last gpu_forward's loss, into g->grads
+inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop) {
+    const ModelConfig& c = g->config;
+    int C = c.C, NH = c.NH, F = c.F, V = c.V;
+    size_t BT = (size_t)B * T;
+    auto A = [&](int id, int l = 0) { return g->act(id, l); };
+    auto zeroed = [&](int id) {
+        cudaCheck(cudaMemset(g->act(id), 0, act_numel(c, ACTS[id].shape, B, T) * sizeof(float)));
+        return g->act(id);
+    };
+    cublasHandle_t cublas = g->cublas;
+    cudaCheck(cudaMemset(g->grads, 0, g->layout.total * sizeof(float)));
+    size_t count = 0;
+    for (size_t n = 0; n < BT; n++) count += g->host_targets[n] >= 0;
+    if (count == 0) return;
+
+    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, count);
+    matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
+    dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
+    rmsnorm_backward_gpu(zeroed(A_D_RES), g->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), g->param(P_LNF), A(A_LNF_RSTD), BT, C, g->weight_partials);
+    for (int l = c.L - 1; l >= 0; l--) {
+        // feed-forward block
+        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_FFN_OUT, l), BT * C);
+        matmul_backward_gpu(cublas, zeroed(A_D_FC_ACT), g->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C);
+        relu_dropout_backward_gpu(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
+        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), g->param(P_W1, l), BT, C, F);
+        rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN2, l), A(A_D_LN), A(A_RES_MID, l), g->param(P_LN2, l), A(A_LN2_RSTD, l), BT, C, g->weight_partials);
+        // attention block
+        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_ATTN_OUT, l), BT * C);
+        matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
+        attention_backward_gpu(cublas, A(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop, drop.key(SITE_ATTN_PROBS, l),
+                               B, T, C, NH, &g->attention);
+        pe_bias_backward_gpu(g->grad(P_PE_TABLE), A(A_D_SCORES), g->pe, B, T, NH, &g->attention);
+        rotate_qk_backward_gpu(A(A_D_QKV), g->pe, B, T, C, NH);
+        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
+        rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN1, l), A(A_D_LN), A(A_RES_IN, l), g->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C, g->weight_partials);
+    }
+    dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
+    embedding_backward_gpu(g->grad(P_WTE), A(A_D_BRANCH), g->tokens, B, T, C, V);
+}
+
+// clip_gradients and adamw_update on the GPU, tensor by tensor as model.h walks them; returns
+// the gradient norm before clipping
+inline double gpu_update(GpuModel* g, const OptimConfig& o, double lr, int t, double max_norm) {
+    double norm = clip_gradients_gpu(g->grads, g->layout.total, max_norm, g->norm_partials);
+    double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < (PARAMS[id].per_layer ? g->config.L : 1); l++) {
+            size_t start = g->layout.at(id, l), n = param_numel(g->config, id);
+            if (n == 0) continue;
+            double decay = PARAMS[id].decay ? lr * o.weight_decay : 0;
+            adamw_kernel<<<grid_for(n), BLOCK>>>(g->params + start, g->grads + start, g->adam_m + start, g->adam_v + start, n, step_size, decay,
+                                               o.beta1, o.beta2, o.eps);
+            launchCheck();
+        }
+    return norm;
+}
+
+// the logits of the last forward, (B, T, V), copied to the host
+inline void gpu_logits(GpuModel* g, int B, int T, std::vector<float>* out) {
+    out->resize((size_t)B * T * g->config.V);
+    cudaCheck(cudaMemcpy(out->data(), g->act(A_LOGITS), out->size() * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+// the name of device 0 and, for the GPUs this project measures on, its dense peak in TFLOP/s
+inline std::string gpu_name(double* peak_fp32, double* peak_tf32) {
+    cudaDeviceProp props;
+    cudaCheck(cudaGetDeviceProperties(&props, 0));
+    std::string name = props.name;
+    bool hopper = name.find("H100") != std::string::npos || name.find("H200") != std::string::npos;
+    *peak_fp32 = hopper ? 66.9 : 0;   // H100 SXM datasheet: FP32 (no tensor cores)
+    *peak_tf32 = hopper ? 494.7 : 0;  // TF32 tensor cores, dense
+    return name;
+}

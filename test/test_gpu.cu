@@ -1,0 +1,374 @@
+// GPU tests: every kernel against its CPU twin in model.h on random, non-zero inputs; the whole
+// training step (loss and every gradient) against the CPU for every PE with dropout on; twenty
+// steps that must track the CPU; runs that repeat bit for bit; a GPU checkpoint read back on the
+// CPU. Built only when nvcc is present; without a CUDA device every test reports IGNORED.
+#define TESTING
+#include "train.cu"
+#include "test/unity.h"
+
+#define REQUIRE_GPU()                                                   \
+    do {                                                                \
+        if (!gpu_present()) TEST_IGNORE_MESSAGE("no CUDA device");      \
+    } while (0)
+
+// Kernels in fp32 do the CPU's arithmetic with sums in another order: with unit-scale inputs and
+// at most a few hundred terms, rounding (2^-24 per operation, growing like the square root of the
+// number of terms) stays below 1e-6; 1e-5 leaves a margin of ten.
+static const double KERNEL_ATOL = 1e-5, KERNEL_RTOL = 1e-5;
+// TF32 rounds each matrix-product input to 10 mantissa bits (2^-11 = 5e-4 relative): a sum of 64
+// unit products is off by about 5e-4 * 8 = 4e-3.
+static const double TF32_ATOL = 2e-2, TF32_RTOL = 1e-2;
+// The whole model compounds those differences through two layers, a loss and back; gradients are
+// compared per tensor, within a fraction of the tensor's largest entry.
+static const double MODEL_RTOL = 1e-3, MODEL_ATOL_FRACTION = 1e-4;
+// twenty updates later, the CPU's and the GPU's losses still agree to this relative difference
+static const double TRACK_RTOL = 1e-3;
+
+// a device copy of a host vector, freed at the end of the test
+template <typename T>
+struct Device {
+    T* ptr = nullptr;
+    size_t n;
+    explicit Device(const std::vector<T>& host) : n(host.size()) {
+        cudaCheck(cudaMalloc(&ptr, n * sizeof(T)));
+        cudaCheck(cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    ~Device() { cudaFree(ptr); }
+    std::vector<T> host() const {
+        std::vector<T> out(n);
+        cudaCheck(cudaMemcpy(out.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
+        return out;
+    }
+};
+
+struct Cublas {
+    cublasHandle_t handle;
+    explicit Cublas(Precision p) {
+        cublasCheck(cublasCreate(&handle));
+        cublasCheck(cublasSetMathMode(handle, p == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    }
+    ~Cublas() { cublasDestroy(handle); }
+};
+
+static std::vector<float> random_floats(size_t n, uint64_t seed, double scale = 1.0) {
+    Rng rng = rng_stream(seed, n);
+    std::vector<float> x(n);
+    for (float& v : x) v = (float)(rng.normal() * scale);
+    return x;
+}
+
+static const Dropout TEST_DROPOUT = {0.1f, 99, 4};
+
+// ----------------------------------------------------------------------------
+// kernels
+
+static void test_embedding_matches_cpu(void) {
+    REQUIRE_GPU();
+    const int B = 3, T = 9, C = 40, V = 11;
+    PETables tables = make_pe_tables(PE_APE, C, 1, 0, T);
+    GpuModel memory;
+    PE pe = gpu_pe(&memory, tables);
+    Rng rng = rng_stream(1, 0);
+    std::vector<int> tokens(B * T);
+    for (int& t : tokens) t = rng.below(V);  // repeated tokens: their gradients add up
+    std::vector<float> wte = random_floats(V * C, 2), dout = random_floats(B * T * C, 3), out(B * T * C), dwte = random_floats(V * C, 4);
+    Device<int> d_tokens(tokens);
+    Device<float> d_wte(wte), d_dout(dout), d_out(out), d_dwte(dwte);
+    embedding_forward(out.data(), tokens.data(), wte.data(), pe_view(tables), B, T, C, 0);
+    embedding_backward(dwte.data(), dout.data(), tokens.data(), B, T, C);
+    embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_wte.ptr, pe, B, T, C);
+    embedding_backward_gpu(d_dwte.ptr, d_dout.ptr, d_tokens.ptr, B, T, C, V);
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), "embedding out");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dwte.data(), d_dwte.host().data(), dwte.size(), "dwte");
+}
+
+static void test_rmsnorm_matches_cpu(void) {
+    REQUIRE_GPU();
+    const int N = 100, C = 40;  // neither a multiple of the 64-row chunks nor of the 32-lane warps
+    std::vector<float> x = random_floats(N * C, 5), w = random_floats(C, 6), dout = random_floats(N * C, 7);
+    std::vector<float> out(N * C), rstd(N), dx = random_floats(N * C, 8), dw = random_floats(C, 9);
+    Device<float> d_x(x), d_w(w), d_dout(dout), d_out(out), d_rstd(rstd), d_dx(dx), d_dw(dw), partials{std::vector<float>(2 * C)};
+    rmsnorm_forward(out.data(), rstd.data(), x.data(), w.data(), N, C);
+    rmsnorm_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), rstd.data(), N, C);
+    rmsnorm_forward_gpu(d_out.ptr, d_rstd.ptr, d_x.ptr, d_w.ptr, N, C);
+    rmsnorm_backward_gpu(d_dx.ptr, d_dw.ptr, d_dout.ptr, d_x.ptr, d_w.ptr, d_rstd.ptr, N, C, partials.ptr);
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), "rmsnorm out");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, rstd.data(), d_rstd.host().data(), rstd.size(), "rstd");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dx.data(), d_dx.host().data(), dx.size(), "dx");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dw.data(), d_dw.host().data(), dw.size(), "dweight");
+}
+
+static void test_matmul_matches_cpu_in_fp32_and_tf32(void) {
+    REQUIRE_GPU();
+    const int N = 50, C = 64, OC = 48;
+    for (Precision p : {PRECISION_FP32, PRECISION_TF32}) {
+        double atol = p == PRECISION_FP32 ? KERNEL_ATOL : TF32_ATOL, rtol = p == PRECISION_FP32 ? KERNEL_RTOL : TF32_RTOL;
+        std::vector<float> x = random_floats(N * C, 10), w = random_floats(OC * C, 11), dout = random_floats(N * OC, 12);
+        std::vector<float> out(N * OC), dx = random_floats(N * C, 13), dw = random_floats(OC * C, 14);
+        Device<float> d_x(x), d_w(w), d_dout(dout), d_out(out), d_dx(dx), d_dw(dw);
+        Cublas cublas(p);
+        matmul_forward(out.data(), x.data(), w.data(), N, C, OC);
+        matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC);
+        matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, d_w.ptr, N, C, OC);
+        matmul_backward_gpu(cublas.handle, d_dx.ptr, d_dw.ptr, d_dout.ptr, d_x.ptr, d_w.ptr, N, C, OC);
+        std::string name = PRECISION_NAMES[p];
+        TEST_ASSERT_TENSOR_CLOSE(atol, rtol, out.data(), d_out.host().data(), out.size(), (name + " out").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(atol, rtol, dx.data(), d_dx.host().data(), dx.size(), (name + " dx").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(atol, rtol, dw.data(), d_dw.host().data(), dw.size(), (name + " dweight").c_str());
+    }
+}
+
+static void test_dropout_relu_and_residual_match_cpu(void) {
+    REQUIRE_GPU();
+    const size_t n = 5000;
+    uint32_t key = TEST_DROPOUT.key(SITE_FFN_HIDDEN, 2);
+    std::vector<float> x = random_floats(n, 15), y = random_floats(n, 16), dout = random_floats(n, 17);
+    std::vector<float> out(n), relu(n), sum(n), dx = random_floats(n, 18), dx_relu = random_floats(n, 19);
+    Device<float> d_x(x), d_y(y), d_dout(dout), d_out(out), d_relu(relu), d_sum(sum), d_dx(dx), d_dx_relu(dx_relu);
+    dropout_forward(out.data(), x.data(), TEST_DROPOUT, key, n, 0.5f);
+    dropout_backward(dx.data(), dout.data(), TEST_DROPOUT, key, n, 0.5f);
+    relu_dropout_forward(relu.data(), x.data(), TEST_DROPOUT, key, n);
+    relu_dropout_backward(dx_relu.data(), dout.data(), x.data(), TEST_DROPOUT, key, n);
+    residual_forward(sum.data(), x.data(), y.data(), n);
+    dropout_forward_gpu(d_out.ptr, d_x.ptr, TEST_DROPOUT, key, n, 0.5f);
+    dropout_backward_gpu(d_dx.ptr, d_dout.ptr, TEST_DROPOUT, key, n, 0.5f);
+    relu_dropout_forward_gpu(d_relu.ptr, d_x.ptr, TEST_DROPOUT, key, n);
+    relu_dropout_backward_gpu(d_dx_relu.ptr, d_dout.ptr, d_x.ptr, TEST_DROPOUT, key, n);
+    residual_forward_gpu(d_sum.ptr, d_x.ptr, d_y.ptr, n);
+    // the masks are integer hashes: the same elements are dropped on both devices
+    std::vector<float> gpu_out = d_out.host();
+    for (size_t i = 0; i < n; i++) TEST_ASSERT_EQUAL_INT(out[i] == 0, gpu_out[i] == 0);
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), gpu_out.data(), n, "dropout out");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dx.data(), d_dx.host().data(), n, "dropout dx");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, relu.data(), d_relu.host().data(), n, "relu_dropout out");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dx_relu.data(), d_dx_relu.host().data(), n, "relu_dropout dx");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, sum.data(), d_sum.host().data(), n, "residual");
+}
+
+static void test_crossentropy_matches_cpu(void) {
+    REQUIRE_GPU();
+    const int N = 20, V = 37;
+    std::vector<int> targets(N);
+    for (int n = 0; n < N; n++) targets[n] = n % 3 == 0 ? -1 : (n * 7) % V;
+    std::vector<float> z = random_floats(N * V, 20, 3.0), dz = random_floats(N * V, 21), host_losses;
+    Device<float> d_z(z), d_dz(dz), d_losses{std::vector<float>(N)};
+    Device<int> d_targets(targets);
+    double loss = crossentropy_forward(z.data(), targets.data(), N, V);
+    size_t count = 0;
+    for (int t : targets) count += t >= 0;
+    crossentropy_backward(dz.data(), z.data(), targets.data(), N, V, count);
+    double gpu_loss = crossentropy_forward_gpu(d_z.ptr, d_targets.ptr, N, V, d_losses.ptr, &host_losses, targets);
+    crossentropy_backward_gpu(d_dz.ptr, d_z.ptr, d_targets.ptr, N, V, count);
+    TEST_ASSERT_DOUBLE_WITHIN(KERNEL_RTOL * loss, loss, gpu_loss);
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dz.data(), d_dz.host().data(), dz.size(), "dlogits");
+}
+
+// attention with each PE (RoPE's rotation and T5's table gradient included), dropout on
+static void test_attention_matches_cpu_for_every_pe(void) {
+    REQUIRE_GPU();
+    const int B = 2, T = 37, C = 48, NH = 3;  // T above one warp's 32 lanes
+    Cublas cublas(PRECISION_FP32);
+    for (int p = 0; p < NUM_PES; p++) {
+        ModelConfig config{1, C, NH, 8, 8, T, (PEKind)p, 0.5f, TEST_DROPOUT.p};
+        PETables tables = make_pe_tables((PEKind)p, C, NH, rope_dims(C / NH, 0.5f), T);
+        GpuModel memory;
+        PE pe = gpu_pe(&memory, tables);
+        AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
+        uint32_t key = TEST_DROPOUT.key(SITE_ATTN_PROBS, 1);
+        std::vector<float> qkv = random_floats(B * T * 3 * C, 22), table = random_floats(T5_NUM_BUCKETS * NH, 23), dout = random_floats(B * T * C, 24);
+        std::vector<float> out(B * T * C), att(B * NH * T * T), dqkv(qkv.size(), 0), dscores(att.size()), dtable = random_floats(table.size(), 25);
+        Device<float> d_qkv(qkv), d_table(table), d_dout(dout), d_out(out), d_att(att), d_dqkv(dqkv), d_dscores(dscores), d_dtable(dtable);
+
+        rotate_qk_forward(qkv.data(), pe_view(tables), B, T, C, NH, 0);
+        attention_forward(out.data(), att.data(), qkv.data(), table.data(), pe_view(tables), TEST_DROPOUT, key, B, T, C, NH, 0);
+        attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), TEST_DROPOUT, key, B, T, C, NH);
+        pe_bias_backward(dtable.data(), dscores.data(), pe_view(tables), B, T, NH);
+        rotate_qk_backward(dqkv.data(), pe_view(tables), B, T, C, NH);
+
+        rotate_qk_forward_gpu(d_qkv.ptr, pe, B, T, C, NH);
+        attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, d_table.ptr, pe, TEST_DROPOUT, key, B, T, C, NH, &w);
+        attention_backward_gpu(cublas.handle, d_dqkv.ptr, d_dscores.ptr, d_dout.ptr, d_qkv.ptr, d_att.ptr, TEST_DROPOUT, key, B, T, C, NH, &w);
+        pe_bias_backward_gpu(d_dtable.ptr, d_dscores.ptr, pe, B, T, NH, &w);
+        rotate_qk_backward_gpu(d_dqkv.ptr, pe, B, T, C, NH);
+
+        std::string name = PE_NAMES[p];
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, qkv.data(), d_qkv.host().data(), qkv.size(), (name + ": rotated qkv").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, att.data(), d_att.host().data(), att.size(), (name + ": att").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), (name + ": out").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dscores.data(), d_dscores.host().data(), dscores.size(), (name + ": dscores").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dqkv.data(), d_dqkv.host().data(), dqkv.size(), (name + ": dqkv").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dtable.data(), d_dtable.host().data(), dtable.size(), (name + ": dtable").c_str());
+    }
+}
+
+// a small model on random tokens; answers (targets) on the second half of every sequence
+struct SmallSetup {
+    static const int B = 4, T = 24;
+    std::vector<int> tokens, targets;
+    Model cpu;
+
+    SmallSetup(PEKind pe, float dropout, uint64_t seed) {
+        model_init(&cpu, ModelConfig{2, 64, 4, 128, 50, T, pe, 0.25f, dropout}, B, seed);
+        Rng rng = rng_stream(seed, 1);
+        for (int i = 0; i < B * T; i++) tokens.push_back(rng.between(2, 49));
+        for (int i = 0; i < B * T; i++) targets.push_back(i % T >= T / 2 && i % T < T - 1 ? tokens[i + 1] : -1);
+    }
+};
+
+static std::string compare_per_tensor(const Model& cpu, const std::vector<float>& reference, const std::vector<float>& gpu, const char* what) {
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < (PARAMS[id].per_layer ? cpu.config.L : 1); l++) {
+            size_t at = cpu.layout.at(id, l), n = param_numel(cpu.config, id);
+            if (n == 0) continue;
+            double largest = 0;
+            for (size_t i = at; i < at + n; i++) largest = std::max(largest, std::fabs((double)reference[i]));
+            std::string label = std::string(what) + " " + PARAMS[id].name + " layer " + std::to_string(l);
+            std::string problem = unity_tensor_mismatch(MODEL_ATOL_FRACTION * largest, MODEL_RTOL, reference.data() + at, gpu.data() + at, n, label.c_str());
+            if (!problem.empty()) return problem;
+        }
+    return "";
+}
+
+static void test_adamw_and_clipping_match_cpu(void) {
+    REQUIRE_GPU();
+    SmallSetup s(PE_T5, 0.0f, 3);
+    Rng rng = rng_stream(4, 0);
+    for (float& g : s.cpu.grads) g = (float)(rng.normal() * 0.1);
+    for (float& m : s.cpu.adam_m) m = (float)(rng.normal() * 0.01);
+    for (float& v : s.cpu.adam_v) v = (float)(rng.uniform() * 1e-4);
+    GpuModel g;
+    gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+    cudaCheck(cudaMemcpy(g.grads, s.cpu.grads.data(), s.cpu.grads.size() * sizeof(float), cudaMemcpyHostToDevice));
+    OptimConfig o;
+    o.steps = 100;
+    double norm = clip_gradients(&s.cpu, 1.0);
+    adamw_update(&s.cpu, o, 1e-3, 7);
+    double gpu_norm = gpu_update(&g, o, 1e-3, 7, 1.0);
+    TEST_ASSERT_GREATER_THAN(1.0, norm);  // large enough to be clipped
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6 * norm, norm, gpu_norm);
+    Model back = s.cpu;
+    gpu_download(&back, g);
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, s.cpu.params.data(), back.params.data(), back.params.size(), "params");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, s.cpu.adam_m.data(), back.adam_m.data(), back.adam_m.size(), "adam m");
+    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, s.cpu.adam_v.data(), back.adam_v.data(), back.adam_v.size(), "adam v");
+}
+
+// ----------------------------------------------------------------------------
+// the whole model
+
+static std::vector<float> gpu_grads(const GpuModel& g) {
+    std::vector<float> out(g.layout.total);
+    cudaCheck(cudaMemcpy(out.data(), g.grads, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    return out;
+}
+
+static void test_training_step_matches_cpu_for_every_pe(void) {
+    REQUIRE_GPU();
+    for (int p = 0; p < NUM_PES; p++) {
+        SmallSetup s((PEKind)p, 0.1f, 5);
+        GpuModel g;
+        gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+        Dropout drop = {0.1f, 11, 3};
+        double loss = model_forward(&s.cpu, s.tokens.data(), s.targets.data(), SmallSetup::B, SmallSetup::T, drop);
+        model_backward(&s.cpu, s.tokens.data(), s.targets.data(), SmallSetup::B, SmallSetup::T, drop);
+        double gpu_loss = gpu_forward(&g, s.tokens, &s.targets, SmallSetup::B, SmallSetup::T, drop);
+        gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
+        TEST_ASSERT_DOUBLE_WITHIN(MODEL_RTOL * loss, loss, gpu_loss);
+        std::string problem = compare_per_tensor(s.cpu, s.cpu.grads, gpu_grads(g), PE_NAMES[p]);
+        TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    }
+}
+
+// one update on each device; returns the CPU's loss and sets the GPU's
+static double step_both(SmallSetup* s, GpuModel* g, int step, double* gpu_loss) {
+    OptimConfig o;
+    o.steps = 20, o.lr = 3e-3;
+    Dropout drop = {0.1f, 12, step};
+    double loss = model_forward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop);
+    model_backward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop);
+    clip_gradients(&s->cpu, 1.0);
+    adamw_update(&s->cpu, o, lr_at(o, step), step + 1);
+    *gpu_loss = gpu_forward(g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop);
+    gpu_backward(g, SmallSetup::B, SmallSetup::T, drop);
+    gpu_update(g, o, lr_at(o, step), step + 1, 1.0);
+    return loss;
+}
+
+static void test_twenty_steps_on_gpu_track_the_cpu(void) {
+    REQUIRE_GPU();
+    SmallSetup s(PE_ROPE, 0.1f, 6);
+    GpuModel g;
+    gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+    double first = 0, last = 0;
+    for (int step = 0; step < 20; step++) {
+        double gpu_loss, loss = step_both(&s, &g, step, &gpu_loss);
+        TEST_ASSERT_DOUBLE_WITHIN(TRACK_RTOL * loss, loss, gpu_loss);
+        if (step == 0) first = loss;
+        last = loss;
+    }
+    TEST_ASSERT_LESS_THAN(first, last);  // they tracked a run that learned, not one that stood still
+}
+
+static void test_gpu_runs_repeat_bit_for_bit(void) {
+    REQUIRE_GPU();
+    std::vector<float> params[2];
+    std::vector<double> losses[2];
+    for (int run = 0; run < 2; run++) {
+        SmallSetup s(PE_T5, 0.1f, 7);
+        GpuModel g;
+        gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_TF32);
+        OptimConfig o;
+        o.steps = 5, o.lr = 1e-3;
+        for (int step = 0; step < 5; step++) {
+            Dropout drop = {0.1f, 13, step};
+            losses[run].push_back(gpu_forward(&g, s.tokens, &s.targets, SmallSetup::B, SmallSetup::T, drop));
+            gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
+            gpu_update(&g, o, lr_at(o, step), step + 1, 1.0);
+        }
+        gpu_download(&s.cpu, g);
+        params[run] = s.cpu.params;
+    }
+    TEST_ASSERT_MESSAGE(losses[0] == losses[1], "losses differ between two identical GPU runs");
+    TEST_ASSERT_MESSAGE(params[0] == params[1], "parameters differ between two identical GPU runs");
+}
+
+// a checkpoint written from the GPU loads on the CPU and gives the GPU's logits
+static void test_a_gpu_checkpoint_reads_back_on_the_cpu(void) {
+    REQUIRE_GPU();
+    SmallSetup s(PE_ALIBI, 0.1f, 8);
+    GpuModel g;
+    gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+    double gpu_loss;
+    for (int step = 0; step < 3; step++) step_both(&s, &g, step, &gpu_loss);
+    Model trained = s.cpu;
+    gpu_download(&trained, g);
+    char pattern[] = "/tmp/test_gpu_XXXXXX";
+    std::string path = std::string(mkdtemp(pattern)) + "/model.bin";
+    save_checkpoint(path, trained, checkpoint_header(trained, CKPT_MODEL, "copy", "small-test"));
+    Model loaded;
+    model_init(&loaded, trained.config, SmallSetup::B, 1);
+    load_checkpoint(path, read_checkpoint_header(path), &loaded);
+    model_forward(&loaded, s.tokens.data(), nullptr, SmallSetup::B, SmallSetup::T, NO_DROPOUT);
+    gpu_forward(&g, s.tokens, nullptr, SmallSetup::B, SmallSetup::T, NO_DROPOUT);
+    std::vector<float> logits;
+    gpu_logits(&g, SmallSetup::B, SmallSetup::T, &logits);
+    double largest = 0;
+    for (float z : logits) largest = std::max(largest, std::fabs((double)z));
+    TEST_ASSERT_TENSOR_CLOSE(MODEL_ATOL_FRACTION * largest, MODEL_RTOL, loaded.act(A_LOGITS), logits.data(), logits.size(), "logits");
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    RUN_TEST(test_embedding_matches_cpu);
+    RUN_TEST(test_rmsnorm_matches_cpu);
+    RUN_TEST(test_matmul_matches_cpu_in_fp32_and_tf32);
+    RUN_TEST(test_dropout_relu_and_residual_match_cpu);
+    RUN_TEST(test_crossentropy_matches_cpu);
+    RUN_TEST(test_attention_matches_cpu_for_every_pe);
+    RUN_TEST(test_adamw_and_clipping_match_cpu);
+    RUN_TEST(test_training_step_matches_cpu_for_every_pe);
+    RUN_TEST(test_twenty_steps_on_gpu_track_the_cpu);
+    RUN_TEST(test_gpu_runs_repeat_bit_for_bit);
+    RUN_TEST(test_a_gpu_checkpoint_reads_back_on_the_cpu);
+    return UNITY_END();
+}
