@@ -19,8 +19,9 @@
  one format whatever device wrote it.
 
  Every flag is one row of the flag table (name, type, where it goes, whether a checkpoint keeps
- it, help), so parsing, --help and checkpoints can not disagree. Any error a user can cause ends
- as one line on stderr, "train: error: ...", and exit status 1.
+ it, which modes read it, help), so parsing, --help and checkpoints can not disagree, and a flag
+ the chosen mode would ignore is refused. Any error a user can cause ends as one line on stderr,
+ "train: error: ...", and exit status 1.
 */
 #include <omp.h>
 #include <sys/stat.h>
@@ -97,54 +98,63 @@ static const TrainingDefaults TRAINING_DEFAULTS[] = {
 
 enum FlagType { FLAG_INT, FLAG_U64, FLAG_FLOAT, FLAG_STRING, FLAG_SWITCH };
 
+// What the program does is chosen by at most one mode flag; without one, it trains.
+enum Mode {
+    TRAIN = 1, SHOW = 2, ANSWER = 4, STATS = 8, DUMP = 16, BENCH = 32, RESUME = 64, LOAD = 128,
+    ANY = 255,
+    MODEL = TRAIN | DUMP | BENCH,  // the modes that build a model from the flags
+    DATA = MODEL | SHOW | STATS,   // the modes that generate the task's splits
+};
+
 struct Flag {
     const char* name;
     FlagType type;
     void* value;
-    bool saved;  // kept in checkpoints, restored by --resume and --load
+    bool saved;     // kept in checkpoints, restored by --resume and --load
+    unsigned modes;  // the modes that read it: given in another, it is refused, not ignored
     const char* help;
 };
 
 static std::vector<Flag> flag_table(RunConfig* c) {
     return {
-        {"--task", FLAG_STRING, &c->task, false, "task (see the list above)"},
-        {"--pe", FLAG_STRING, &c->pe, false, "positional encoding: nope ape t5 alibi rope"},
-        {"--model", FLAG_STRING, &c->model, false, "model preset: paper (12x768), small (6x384), tiny (2x64)"},
-        {"--layers", FLAG_INT, &c->layers, true, "layers (default: the preset's)"},
-        {"--d-model", FLAG_INT, &c->d_model, true, "channels (default: the preset's)"},
-        {"--heads", FLAG_INT, &c->heads, true, "attention heads (default: the preset's)"},
-        {"--d-ff", FLAG_INT, &c->d_ff, true, "feed-forward width (default: the preset's)"},
-        {"--rope-frac", FLAG_FLOAT, &c->rope_frac, true, "fraction of each head RoPE rotates (paper: 0.25)"},
-        {"--dropout", FLAG_FLOAT, &c->dropout, true, "dropout probability (default: the preset's; paper 0.1)"},
-        {"--steps", FLAG_INT, &c->steps, true, "optimizer steps (default: the preset's; paper 40000)"},
-        {"--batch", FLAG_INT, &c->batch, true, "sequences per batch (paper: 64)"},
-        {"--lr", FLAG_FLOAT, &c->lr, true, "peak learning rate (default: the preset's; paper 3e-5)"},
-        {"--warmup-frac", FLAG_FLOAT, &c->warmup_frac, true, "linear warmup, fraction of the steps (paper: 0.06)"},
-        {"--weight-decay", FLAG_FLOAT, &c->weight_decay, true, "AdamW weight decay (paper: 0.05)"},
-        {"--grad-clip", FLAG_FLOAT, &c->grad_clip, true, "global gradient norm clip (paper: 1.0)"},
-        {"--eval-every", FLAG_INT, &c->eval_every, true, "steps between validations (default: the preset's)"},
-        {"--seed", FLAG_U64, &c->seed, true, "seed of initialisation, batch order and dropout"},
-        {"--data-seed", FLAG_U64, &c->data.seed, true, "seed of the data (paper: 9842497)"},
-        {"--train-size", FLAG_INT, &c->data.train_size, true, "training examples, spread evenly over train lengths"},
-        {"--valid-size", FLAG_INT, &c->data.valid_size, true, "in-distribution validation examples"},
-        {"--test-size", FLAG_INT, &c->data.test_size, true, "out-of-distribution test examples"},
-        {"--train-max", FLAG_INT, &c->data.train_max, true, "longest training length (default: the task's)"},
-        {"--test-max", FLAG_INT, &c->data.test_max, true, "longest test length (default: the task's)"},
-        {"--out", FLAG_STRING, &c->out, false, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
-        {"--resume", FLAG_STRING, &c->resume, false, "continue the run in this directory from its state.bin"},
-        {"--load", FLAG_STRING, &c->load, false, "evaluate this checkpoint (model.bin or state.bin) again"},
-        {"--sample", FLAG_INT, &c->sample, false, "after evaluating, decode N valid and N test examples greedily"},
-        {"--dump-state", FLAG_STRING, &c->dump_state, false, "write one batch's tensors and gradients to FILE, then exit"},
-        {"--bench", FLAG_SWITCH, &c->bench, false, "time training steps and report tokens/s, then exit"},
-        {"--bench-seq", FLAG_INT, &c->bench_seq, false, "--bench on random sequences of this length, vocabulary 512"},
-        {"--device", FLAG_STRING, &c->device, false, "auto (the GPU if there is one), cpu or gpu"},
-        {"--precision", FLAG_STRING, &c->precision, false, "GPU matrix products: fp32, or tf32 on tensor cores (default)"},
-        {"--threads", FLAG_INT, &c->threads, false, "CPU threads (default: all cores)"},
-        {"--show", FLAG_INT, &c->show, false, "print N examples of --split as prompt<TAB>target, then exit"},
-        {"--split", FLAG_STRING, &c->split, false, "split for --show: train, valid or test"},
-        {"--answer", FLAG_SWITCH, &c->answer, false, "read prompts from stdin, print each gold target, then exit"},
-        {"--stats", FLAG_SWITCH, &c->stats, false, "print split sizes and examples per length, then exit"},
-        {"--help", FLAG_SWITCH, &c->help, false, "print this help"},
+        {"--task", FLAG_STRING, &c->task, false, DATA | ANSWER, "task (see the list above)"},
+        {"--pe", FLAG_STRING, &c->pe, false, MODEL, "positional encoding (see the list above)"},
+        {"--model", FLAG_STRING, &c->model, false, MODEL, "model preset (see the list above)"},
+        {"--layers", FLAG_INT, &c->layers, true, MODEL, "layers (default: the preset's)"},
+        {"--d-model", FLAG_INT, &c->d_model, true, MODEL, "channels (default: the preset's)"},
+        {"--heads", FLAG_INT, &c->heads, true, MODEL, "attention heads (default: the preset's)"},
+        {"--d-ff", FLAG_INT, &c->d_ff, true, MODEL, "feed-forward width (default: the preset's)"},
+        {"--rope-frac", FLAG_FLOAT, &c->rope_frac, true, MODEL, "fraction of each head RoPE rotates (paper: 0.25)"},
+        {"--dropout", FLAG_FLOAT, &c->dropout, true, MODEL, "dropout probability (default: the preset's; paper 0.1)"},
+        {"--steps", FLAG_INT, &c->steps, true, TRAIN | BENCH, "optimizer steps (default: the preset's; paper 40000)"},
+        {"--batch", FLAG_INT, &c->batch, true, MODEL, "sequences per batch (paper: 64)"},
+        {"--lr", FLAG_FLOAT, &c->lr, true, TRAIN | BENCH, "peak learning rate (default: the preset's; paper 3e-5)"},
+        {"--warmup-frac", FLAG_FLOAT, &c->warmup_frac, true, TRAIN | BENCH, "linear warmup, fraction of the steps (paper: 0.06)"},
+        {"--weight-decay", FLAG_FLOAT, &c->weight_decay, true, TRAIN | BENCH, "AdamW weight decay (paper: 0.05)"},
+        {"--grad-clip", FLAG_FLOAT, &c->grad_clip, true, TRAIN | BENCH, "global gradient norm clip (paper: 1.0)"},
+        {"--eval-every", FLAG_INT, &c->eval_every, true, TRAIN, "steps between validations (default: the preset's)"},
+        {"--seed", FLAG_U64, &c->seed, true, MODEL, "seed of initialisation, batch order and dropout"},
+        {"--data-seed", FLAG_U64, &c->data.seed, true, DATA, "seed of the data (paper: 9842497)"},
+        {"--train-size", FLAG_INT, &c->data.train_size, true, DATA, "training examples, spread evenly over train lengths"},
+        {"--valid-size", FLAG_INT, &c->data.valid_size, true, DATA, "in-distribution validation examples"},
+        {"--test-size", FLAG_INT, &c->data.test_size, true, DATA, "out-of-distribution test examples"},
+        {"--train-max", FLAG_INT, &c->data.train_max, true, DATA, "longest training length (default: the task's)"},
+        {"--test-max", FLAG_INT, &c->data.test_max, true, DATA, "longest test length (default: the task's)"},
+        {"--out", FLAG_STRING, &c->out, false, TRAIN, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
+        {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
+        {"--load", FLAG_STRING, &c->load, false, LOAD, "evaluate this checkpoint (model.bin or state.bin) again"},
+        {"--sample", FLAG_INT, &c->sample, false, TRAIN | RESUME | LOAD, "after evaluating, decode N valid and N test examples greedily"},
+        {"--dump-state", FLAG_STRING, &c->dump_state, false, DUMP, "write one batch's tensors and gradients to FILE, then exit"},
+        {"--bench", FLAG_SWITCH, &c->bench, false, BENCH, "time training steps and report tokens/s, then exit"},
+        {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
+        {"--device", FLAG_STRING, &c->device, false, TRAIN | BENCH | RESUME | LOAD, "auto (the GPU if there is one), cpu or gpu"},
+        {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "GPU matrix products: fp32, or tf32 on tensor cores (default)"},
+        {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default: all cores)"},
+        {"--show", FLAG_INT, &c->show, false, SHOW, "print N examples of --split as prompt<TAB>target, then exit"},
+        {"--split", FLAG_STRING, &c->split, false, SHOW, "split for --show: train, valid or test"},
+        {"--answer", FLAG_SWITCH, &c->answer, false, ANSWER, "read prompts from stdin, print each gold target, then exit"},
+        {"--stats", FLAG_SWITCH, &c->stats, false, STATS, "print split sizes and examples per length, then exit"},
+        {"--help", FLAG_SWITCH, &c->help, false, ANY, "print this help"},
     };
 }
 
@@ -158,6 +168,7 @@ static void parse_value(const Flag& flag, const char* text) {
     errno = 0;
     char* end = nullptr;
     if (flag.type == FLAG_STRING) {
+        if (!*text) fail("%s needs a value, got an empty string", flag.name);
         *(std::string*)flag.value = text;
     } else if (flag.type == FLAG_FLOAT) {
         double v = strtod(text, &end);
@@ -192,10 +203,54 @@ static std::set<std::string> parse_flags(int argc, char** argv, RunConfig* c) {
     return given;
 }
 
+// The flags that choose a mode other than training; at most one may be given.
+static const struct {
+    const char* flag;
+    Mode mode;
+} MODE_FLAGS[] = {{"--show", SHOW}, {"--answer", ANSWER}, {"--stats", STATS}, {"--dump-state", DUMP},
+                  {"--bench", BENCH}, {"--resume", RESUME}, {"--load", LOAD}};
+
+// The mode the given flags choose. Every other given flag must be one that mode reads, and a
+// count must count something: a flag that would silently do nothing is an error.
+static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
+    const char* chosen = nullptr;
+    Mode mode = TRAIN;
+    for (const auto& m : MODE_FLAGS) {
+        if (!given.count(m.flag)) continue;
+        if (chosen) fail("%s and %s can not be combined: each chooses what the program does", chosen, m.flag);
+        chosen = m.flag, mode = m.mode;
+    }
+    for (const Flag& f : flag_table(c)) {
+        if (!given.count(f.name) || (f.modes & mode)) continue;
+        if (mode == RESUME || mode == LOAD) fail("%s can not be combined with %s: a saved run keeps its own settings", f.name, chosen);
+        if (chosen) fail("%s can not be combined with %s", f.name, chosen);
+        std::string readers;
+        for (const auto& m : MODE_FLAGS)
+            if (f.modes & m.mode) readers += (readers.empty() ? "" : " or ") + std::string(m.flag);
+        fail("%s is read only with %s", f.name, readers.c_str());
+    }
+    if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
+    if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
+    return mode;
+}
+
+static std::string preset_names() {
+    std::string names;
+    for (const Preset& p : PRESETS) names += (names.empty() ? "" : " ") + std::string(p.name);
+    return names;
+}
+
 static void print_help(RunConfig* c) {
     printf("usage: ./train [flags]     (no flags: the embedded default experiment, --task copy --pe nope --model tiny)\n\n");
     printf("tasks (--task):\n");
     for (const Task& t : TASKS) printf("  %-14s %s\n", t.name, t.description);
+    printf("\npositional encodings (--pe): %s\n", pe_names().c_str());
+    printf("\nmodel presets (--model), with their training defaults:\n");
+    for (const TrainingDefaults& d : TRAINING_DEFAULTS)
+        for (const Preset& p : PRESETS)
+            if (strcmp(p.name, d.model) == 0)
+                printf("  %-6s %2d layers, d_model %4d, %2d heads, d_ff %4d; %d steps, lr %g, dropout %g\n", p.name, p.L, p.C, p.NH, p.F,
+                       d.steps, d.lr, d.dropout);
     printf("\nflags:\n");
     for (const Flag& f : flag_table(c)) printf("  %-15s %s\n", f.name, f.help);
 }
@@ -205,7 +260,7 @@ static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
         if (c->model == p.name) preset = &p;
-    if (!preset) fail("unknown model preset '%s' (valid: paper small tiny)", c->model.c_str());
+    if (!preset) fail("unknown model preset '%s' (valid: %s)", c->model.c_str(), preset_names().c_str());
     if (c->layers == UNSET) c->layers = preset->L;
     if (c->d_model == UNSET) c->d_model = preset->C;
     if (c->heads == UNSET) c->heads = preset->NH;
@@ -871,23 +926,20 @@ static void run(int argc, char** argv) {
     RunConfig config;
     std::set<std::string> given = parse_flags(argc, argv, &config);
     if (config.help) return print_help(&config);
+    Mode mode = find_mode(given, &config);
     if (config.threads > 0) omp_set_num_threads(config.threads);
-    if (!config.resume.empty() || !config.load.empty()) {
-        for (const std::string& flag : given)
-            if (flag != "--resume" && flag != "--load" && flag != "--threads" && flag != "--sample")
-                fail("%s can not be combined with %s: a saved run keeps its own settings (only --threads and --sample may be given)",
-                     flag.c_str(), config.resume.empty() ? "--load" : "--resume");
-        if (!config.resume.empty() && !config.load.empty()) fail("--resume and --load can not be combined");
-        return config.resume.empty() ? run_load(&config) : run_training(&config);
-    }
+    if (mode == RESUME) return run_training(&config);
+    if (mode == LOAD) return run_load(&config);
     const Task& task = find_task(config.task);
     length_split(task, config.data);  // validates lengths and sizes before any mode runs
-    if (config.show > 0) return show_examples(task, config);
-    if (config.answer) return answer_prompts(task);
-    if (config.stats) return print_stats(task, config);
-    if (!config.dump_state.empty()) return run_dump_state(&config);
-    if (config.bench) return run_bench(&config);
-    run_training(&config);
+    switch (mode) {
+        case SHOW: return show_examples(task, config);
+        case ANSWER: return answer_prompts(task);
+        case STATS: return print_stats(task, config);
+        case DUMP: return run_dump_state(&config);
+        case BENCH: return run_bench(&config);
+        default: return run_training(&config);
+    }
 }
 
 #ifndef TESTING

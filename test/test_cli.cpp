@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "model.h"
 #include "tasks.h"
 #include "test/unity.h"
 
@@ -80,10 +81,12 @@ static void test_answer_reproduces_the_targets_of_shown_prompts(void) {
         }
 }
 
-static void test_help_lists_every_task_and_flag(void) {
+static void test_help_lists_every_task_pe_preset_and_flag(void) {
     Result r = train("--help");
     TEST_ASSERT_EQUAL_INT(0, r.status);
     for (const Task& task : TASKS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + task.name + " ") != std::string::npos, task.name);
+    TEST_ASSERT_MESSAGE(r.out.find("positional encodings (--pe): nope ape t5 alibi rope\n") != std::string::npos, r.out.c_str());
+    for (const Preset& p : PRESETS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + p.name + " ") != std::string::npos, p.name);
     for (const char* flag : {"--task", "--show", "--split", "--answer", "--train-size", "--test-max", "--data-seed"})
         TEST_ASSERT_MESSAGE(r.out.find(flag) != std::string::npos, flag);
 }
@@ -117,6 +120,14 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--resume /no/such/run --pe rope", "", "--pe can not be combined with --resume"},
         {"--load /no/such/model.bin", "", "can not open checkpoint /no/such/model.bin"},
         {"--task copy --task sum --show 1", "", "--task is given twice"},
+        {"--task copy --show 0", "", "--show expects at least 1 example, got 0"},
+        {"--task copy --show 2 --answer", "", "--show and --answer can not be combined"},
+        {"--resume /tmp/a --load /tmp/b", "", "--resume and --load can not be combined"},
+        {"--task copy --show 2 --seed 5", "", "--seed can not be combined with --show"},  // data comes from --data-seed
+        {"--split test", "", "--split is read only with --show"},
+        {"--bench-seq 64", "", "--bench-seq is read only with --bench"},
+        {"--bench --bench-seq 1", "", "--bench-seq expects at least 2 tokens"},
+        {"--out ''", "", "--out needs a value, got an empty string"},
     };
     for (const Bad& b : cases) {
         std::string problem = error_problem(train(b.args, b.input), b.message);
@@ -140,7 +151,7 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     std::string results = read_file(dir + "/results.json");
     TEST_ASSERT_MESSAGE(results.find("\"best_step\": ") != std::string::npos && results.find("\"test\": {\"accuracy\": ") != std::string::npos, results.c_str());
 
-    Result loaded = train("--load " + dir + "/model.bin");
+    Result loaded = train("--load " + dir + "/model.bin --device cpu");  // wherever it was trained
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, loaded.status, loaded.err.c_str());
     std::string table = r.out.substr(r.out.find("length   valid"), r.out.find("wrote") - r.out.find("length   valid"));
     TEST_ASSERT_MESSAGE(loaded.out.find(table.substr(0, table.size() - 1)) != std::string::npos, "--load printed another table");
@@ -164,7 +175,7 @@ int main(int argc, char** argv) {
     }
     RUN_TEST(test_show_prints_tab_separated_examples_for_every_task);
     RUN_TEST(test_answer_reproduces_the_targets_of_shown_prompts);
-    RUN_TEST(test_help_lists_every_task_and_flag);
+    RUN_TEST(test_help_lists_every_task_pe_preset_and_flag);
     RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
