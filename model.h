@@ -264,14 +264,20 @@ inline void rmsnorm_backward(real* dinp,          // (N, C)
         for (size_t n = 0; n < N; n++) dweight[c] += dout[n * C + c] * inp[n * C + c] * rstd[n];
 }
 
+// The matrix products go through rows MATMUL_ROWS at a time, so that a row of one matrix, once
+// in cache, serves that many rows of the other instead of one (the whole weight is read N / 8
+// times, not N). Each output's sum still runs over its index in order, as in the formula.
+static const size_t MATMUL_ROWS = 8;
+
 // out[n][o] = sum_c inp[n][c] weight[o][c]   (out = inp weight^T; weight is stored (OC, C))
 inline void matmul_forward(real* out,           // (N, OC)
                            const real* inp,     // (N, C)
                            const real* weight,  // (OC, C)
                            size_t N, int C, int OC) {
 #pragma omp parallel for
-    for (size_t n = 0; n < N; n++)
-        for (int o = 0; o < OC; o++) out[n * OC + o] = dot(inp + n * C, weight + (size_t)o * C, C);
+    for (size_t n0 = 0; n0 < N; n0 += MATMUL_ROWS)
+        for (int o = 0; o < OC; o++)
+            for (size_t n = n0; n < std::min(N, n0 + MATMUL_ROWS); n++) out[n * OC + o] = dot(inp + n * C, weight + (size_t)o * C, C);
 }
 
 // forward: out[n][o] = sum_c inp[n][c] weight[o][c], so
@@ -283,18 +289,23 @@ inline void matmul_backward(real* dinp,          // (N, C)
                             const real* weight,  // (OC, C)
                             size_t N, int C, int OC) {
 #pragma omp parallel for
-    for (size_t n = 0; n < N; n++)
+    for (size_t n0 = 0; n0 < N; n0 += MATMUL_ROWS)
         for (int o = 0; o < OC; o++) {
-            real d = dout[n * OC + o];
-            const real* w = weight + (size_t)o * C;
-            for (int c = 0; c < C; c++) dinp[n * C + c] += d * w[c];
+            const real* w = weight + (size_t)o * C;  // weight[o,:], for the group's rows of dinp
+            for (size_t n = n0; n < std::min(N, n0 + MATMUL_ROWS); n++) {
+                real d = dout[n * OC + o];
+                for (int c = 0; c < C; c++) dinp[n * C + c] += d * w[c];
+            }
         }
 #pragma omp parallel for
-    for (int o = 0; o < OC; o++)
+    for (size_t o0 = 0; o0 < (size_t)OC; o0 += MATMUL_ROWS)
         for (size_t n = 0; n < N; n++) {
-            real d = dout[n * OC + o];
-            real* dw = dweight + (size_t)o * C;
-            for (int c = 0; c < C; c++) dw[c] += d * inp[n * C + c];
+            const real* x = inp + n * C;  // inp[n,:], for the group's rows of dweight
+            for (size_t o = o0; o < std::min((size_t)OC, o0 + MATMUL_ROWS); o++) {
+                real d = dout[n * OC + o];
+                real* dw = dweight + o * C;
+                for (int c = 0; c < C; c++) dw[c] += d * x[c];
+            }
         }
 }
 
