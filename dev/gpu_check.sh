@@ -1,32 +1,65 @@
 #!/usr/bin/env bash
-# On a machine with a CUDA GPU: build, run the GPU tests and the command-line tests (which then
-# train on the GPU), check and time the attention kernels of dev/cuda, and benchmark the paper
-# model with every PE in fp32 and tf32, on copy's batches and on 64 x 256 random tokens. Logs go
-# to DIR (default /tmp/gpu_check); the benchmark table is printed at the end.
-#   bash dev/gpu_check.sh [DIR]
+# On a machine with a CUDA GPU, in parts (default: all four, in this order):
+#   tests     the GPU tests and the command-line tests (which then train on the GPU)
+#   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck
+#   kernels   check and time the attention kernels of dev/cuda
+#   bench     the paper model with every PE in fp32 and tf32, on copy's batches and on
+#             64 x 256 random tokens: the table README shows
+# Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
+#   bash dev/gpu_check.sh [DIR [PART ...]]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/gpu_check}
+shift $(($# > 0 ? 1 : 0))
+parts=${*:-tests sanitize kernels bench}
+for part in $parts; do
+    case $part in
+        tests | sanitize | kernels | bench) ;;
+        *) echo "gpu_check.sh: unknown part '$part' (valid: tests sanitize kernels bench)" >&2; exit 1 ;;
+    esac
+done
 mkdir -p "$dir"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$dir/gpu.txt"
 make -j8 train test/test_gpu test/test_cli dev/cuda/attention_forward dev/cuda/attention_backward > "$dir/build.log" 2>&1 \
     || { tail -30 "$dir/build.log"; exit 1; }
 
-for test in test_gpu test_cli; do
-    ./test/$test > "$dir/$test.log" 2>&1
-    echo "$test: $(tail -2 "$dir/$test.log" | tr '\n' ' ')"
-    grep -E ":FAIL" "$dir/$test.log" | cut -c1-300
-done
-
-for version in 1 2; do
-    for pe in nope alibi t5; do
-        for program in attention_forward attention_backward; do
-            echo "== $program $version $pe"
-            ./dev/cuda/$program $version $pe 64 256
-        done
+tests() {
+    for test in test_gpu test_cli; do
+        ./test/$test > "$dir/$test.log" 2>&1
+        echo "$test: $(tail -2 "$dir/$test.log" | tr '\n' ' ')"
+        grep -E ":FAIL" "$dir/$test.log" | cut -c1-300
     done
-done > "$dir/kernels.log" 2>&1
-grep -E "^==|MISMATCH|TFLOP|error" "$dir/kernels.log"
+}
+
+# memcheck: out-of-bounds and misaligned accesses, leaks; initcheck: reads of device memory that
+# nothing wrote; racecheck: shared-memory races, in the gradient-norm reduction that the AdamW
+# test runs. Each log ends with the tool's ERROR SUMMARY.
+sanitize() {
+    local sanitizer
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    run_tool() {  # TOOL [TOOL OPTIONS] PROGRAM [ITS ARGUMENTS]
+        local tool=$1
+        shift
+        timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 9 "$@" > "$dir/$tool.log" 2>&1
+        echo "compute-sanitizer $tool: exit $?, $(grep -E 'ERROR SUMMARY' "$dir/$tool.log" | tail -1)," \
+             "$(grep -E '^[0-9]+ Tests' "$dir/$tool.log")"
+    }
+    run_tool memcheck --leak-check full ./test/test_gpu
+    run_tool initcheck ./test/test_gpu
+    run_tool racecheck ./test/test_gpu adamw
+}
+
+kernels() {
+    for version in 1 2; do
+        for pe in nope alibi t5; do
+            for program in attention_forward attention_backward; do
+                echo "== $program $version $pe"
+                ./dev/cuda/$program $version $pe 64 256
+            done
+        done
+    done > "$dir/kernels.log" 2>&1
+    grep -E "^==|MISMATCH|TFLOP|error" "$dir/kernels.log"
+}
 
 # one row of the table: PE, precision, shape name, then ./train flags
 row() {
@@ -37,11 +70,18 @@ row() {
         "$(echo "$out" | awk '/real tokens/ {print $1}')" "$(echo "$out" | awk '/padding included/ {print $1}')" \
         "$(echo "$out" | awk '/MFU/ {print $1}')"
 }
-echo
-printf "%-6s %-5s %-8s %10s %12s %12s %8s\n" pe prec shape ms/step "tok/s real" "tok/s padded" MFU
-for precision in fp32 tf32; do
-    for pe in nope ape t5 alibi rope; do
-        row $pe $precision copy --task copy
-        row $pe $precision 64x256 --bench-seq 256
+
+bench() {
+    echo
+    printf "%-6s %-5s %-8s %10s %12s %12s %8s\n" pe prec shape ms/step "tok/s real" "tok/s padded" MFU
+    for precision in fp32 tf32; do
+        for pe in nope ape t5 alibi rope; do
+            row $pe $precision copy --task copy
+            row $pe $precision 64x256 --bench-seq 256
+        done
     done
+}
+
+for part in $parts; do
+    $part
 done
