@@ -8,7 +8,8 @@
    - Rng: a seeded stream of random numbers (splitmix64) for data, init and batch order
    - hash32(): a stateless integer hash for counter-based randomness (dropout), written with
      32-bit operations only so that a CUDA kernel reproduces it bit for bit
-   - word helpers: prompts and targets are lists of words separated by single spaces
+   - word helpers: prompts and targets are lists of words separated by single spaces; names_of()
+   lists a table's names
 */
 #pragma once
 
@@ -130,4 +131,17 @@ inline std::string join_words(const Words& words) {
         line += words[i];
     }
     return line;
+}
+
+// "a b c": the names of a table's rows (a list of names, or of structs with a `name`), as the
+// valid choices an error message lists
+inline const char* row_name(const char* name) { return name; }
+template <typename Row>
+const char* row_name(const Row& row) { return row.name; }
+
+template <typename Rows>
+std::string names_of(const Rows& rows) {
+    Words names;
+    for (const auto& row : rows) names.push_back(row_name(row));
+    return join_words(names);
 }

@@ -176,14 +176,8 @@ HD inline void pe_score_bias_backward(const PE& pe, real* dtable, real dscore, i
     if (pe.kind == PE_T5) dtable[pe_table_row(pe, i - j) * pe.NH + h] += dscore;
 }
 
-inline std::string pe_names() {
-    std::string names;
-    for (const char* name : PE_NAMES) names += (names.empty() ? "" : " ") + std::string(name);
-    return names;
-}
-
 inline PEKind find_pe(const std::string& name) {
     for (int p = 0; p < NUM_PES; p++)
         if (name == PE_NAMES[p]) return (PEKind)p;
-    fail("unknown positional encoding '%s' (valid: %s)", name.c_str(), pe_names().c_str());
+    fail("unknown positional encoding '%s' (valid: %s)", name.c_str(), names_of(PE_NAMES).c_str());
 }

@@ -842,16 +842,10 @@ static const Task TASKS[] = {
 };
 static const int NUM_TASKS = sizeof(TASKS) / sizeof(TASKS[0]);
 
-static inline std::string task_names(const char* separator = " ") {
-    std::string names;
-    for (const Task& t : TASKS) names += (names.empty() ? "" : separator) + std::string(t.name);
-    return names;
-}
-
 static inline const Task& find_task(const std::string& name) {
     for (const Task& t : TASKS)
         if (name == t.name) return t;
-    fail("unknown task '%s' (valid: %s)", name.c_str(), task_names().c_str());
+    fail("unknown task '%s' (valid: %s)", name.c_str(), names_of(TASKS).c_str());
 }
 
 // ----------------------------------------------------------------------------

@@ -158,12 +158,6 @@ static std::vector<Flag> flag_table(RunConfig* c) {
     };
 }
 
-static std::string flag_names(const std::vector<Flag>& flags) {
-    std::string names;
-    for (const Flag& f : flags) names += (names.empty() ? "" : " ") + std::string(f.name);
-    return names;
-}
-
 static void parse_value(const Flag& flag, const char* text) {
     errno = 0;
     char* end = nullptr;
@@ -191,7 +185,7 @@ static std::set<std::string> parse_flags(int argc, char** argv, RunConfig* c) {
         const Flag* flag = nullptr;
         for (const Flag& f : flags)
             if (strcmp(argv[i], f.name) == 0) flag = &f;
-        if (!flag) fail("unknown flag '%s' (valid: %s)", argv[i], flag_names(flags).c_str());
+        if (!flag) fail("unknown flag '%s' (valid: %s)", argv[i], names_of(flags).c_str());
         if (!given.insert(flag->name).second) fail("%s is given twice", flag->name);
         if (flag->type == FLAG_SWITCH) {
             *(bool*)flag->value = true;
@@ -234,17 +228,11 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     return mode;
 }
 
-static std::string preset_names() {
-    std::string names;
-    for (const Preset& p : PRESETS) names += (names.empty() ? "" : " ") + std::string(p.name);
-    return names;
-}
-
 static void print_help(RunConfig* c) {
     printf("usage: ./train [flags]     (no flags: the embedded default experiment, --task copy --pe nope --model tiny)\n\n");
     printf("tasks (--task):\n");
     for (const Task& t : TASKS) printf("  %-14s %s\n", t.name, t.description);
-    printf("\npositional encodings (--pe): %s\n", pe_names().c_str());
+    printf("\npositional encodings (--pe): %s\n", names_of(PE_NAMES).c_str());
     printf("\nmodel presets (--model), with their training defaults:\n");
     for (const TrainingDefaults& d : TRAINING_DEFAULTS)
         for (const Preset& p : PRESETS)
@@ -260,7 +248,7 @@ static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
         if (c->model == p.name) preset = &p;
-    if (!preset) fail("unknown model preset '%s' (valid: %s)", c->model.c_str(), preset_names().c_str());
+    if (!preset) fail("unknown model preset '%s' (valid: %s)", c->model.c_str(), names_of(PRESETS).c_str());
     if (c->layers == UNSET) c->layers = preset->L;
     if (c->d_model == UNSET) c->d_model = preset->C;
     if (c->heads == UNSET) c->heads = preset->NH;
