@@ -8,8 +8,8 @@
    - Rng: a seeded stream of random numbers (splitmix64) for data, init and batch order
    - hash32(): a stateless integer hash for counter-based randomness (dropout), written with
      32-bit operations only so that a CUDA kernel reproduces it bit for bit
-   - word helpers: prompts and targets are lists of words separated by single spaces; names_of()
-   lists a table's names
+   - word helpers: prompts and targets are lists of words separated by single spaces
+   - names_of(): a table's names, for the "valid: ..." part of error messages
 */
 #pragma once
 

@@ -308,8 +308,8 @@ static void test_kv_cache_forward_matches_full_forward(void) {
             if (t < T) model_forward(&m, tokens, nullptr, 1, t + 1, NO_DROPOUT, t);
         }
 
-        std::vector<int> generated = generate_greedy(&m, {3, 4, 5}, EOS_SENTINEL);
-        std::vector<int> all = {3, 4, 5};
+        std::vector<int> all(tokens, tokens + prompt);
+        std::vector<int> generated = generate_greedy(&m, all, EOS_SENTINEL);
         all.insert(all.end(), generated.begin(), generated.end());
         TEST_ASSERT_EQUAL_INT(T, all.size());  // never hit the sentinel: filled max_T
         model_forward(&m, all.data(), nullptr, 1, T, NO_DROPOUT);
