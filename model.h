@@ -88,7 +88,8 @@ struct ParamSpec {
     const char* name;
     bool per_layer;  // one copy per layer, or one for the whole model
     Dim rows, cols;
-    bool decay;      // AdamW weight decay (the paper's HF Trainer decays all of these)
+    bool decay;      // AdamW weight decay. The paper's HF Trainer exempted every parameter whose
+                     // name contains "bias": T5's relative_attention_bias table, not the norms
     double (*init_std)(const ModelConfig& c);  // normal(0, std); nullptr: ones (norm weights)
 };
 
@@ -96,7 +97,7 @@ struct ParamSpec {
 // 1/sqrt(HS) in the scores.
 static const ParamSpec PARAMS[NUM_PARAMS] = {
     {"wte", false, D_V, D_C, true, [](const ModelConfig&) { return 1.0; }},  // token embedding, tied LM head
-    {"pe_table", false, D_PE_ROWS, D_NH, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},  // T5 bias, shared by all layers
+    {"pe_table", false, D_PE_ROWS, D_NH, false, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},  // T5 bias, shared by all layers
     {"lnf", false, D_ONE, D_C, true, nullptr},  // final RMSNorm weight
     {"ln1", true, D_ONE, D_C, true, nullptr},
     {"wq", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt((double)c.C * c.HS()); }},

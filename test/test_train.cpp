@@ -130,6 +130,22 @@ static void test_adamw_follows_hf_transformers_formulas(void) {
     }
 }
 
+// The paper's trainer exempted parameters named "*bias*" from weight decay: T5's bias table is
+// one, the norm weights are not. With a zero gradient, decay is all an update does.
+static void test_weight_decay_spares_the_t5_table_only(void) {
+    Model m;
+    model_init(&m, ModelConfig{1, 8, 2, 8, 5, 4, PE_T5, 0.25f, 0.0f}, 1, 3);
+    OptimConfig o;
+    std::vector<float> p0 = m.params;
+    std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+    adamw_update(&m, o, 1e-2, 1);
+    for (int id = 0; id < NUM_PARAMS; id++) {
+        size_t at = m.layout.at(id, 0);
+        double expected = id == P_PE_TABLE ? p0[at] : p0[at] * (1 - 1e-2 * 0.05);
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-7, expected, m.params[at], PARAMS[id].name);
+    }
+}
+
 static void test_clipping_scales_the_global_norm_to_the_limit(void) {
     Model m;
     model_init(&m, ModelConfig{1, 8, 2, 8, 5, 4, PE_NOPE, 0.25f, 0.0f}, 1, 3);
@@ -352,6 +368,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_batch_order_visits_every_example_once_per_epoch_and_depends_only_on_the_step);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
+    RUN_TEST(test_weight_decay_spares_the_t5_table_only);
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
     RUN_TEST(test_corrupt_and_truncated_checkpoints_are_refused);
