@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# dev/sweep.sh: a grid of ./train runs (tasks x PEs x seeds x any varied flag) into one tree,
+# run here several at a time or on a Slurm cluster as one job array, then reported by dev/report.
+#
+#   dev/sweep.sh NAME [options] [-- flags for every run]
+#
+#   --tasks LIST        comma-separated tasks (default: copy)
+#   --pes LIST          positional encodings (default: nope,ape,t5,alibi,rope)
+#   --seeds LIST        model seeds (default: the paper's 256788,234054,146317)
+#   --vary FLAG LIST    one more axis of the grid, e.g. --vary --dropout 0,0.1 (repeatable)
+#   --jobs K            runs side by side (default 1); on Slurm, array tasks at once (default: no limit)
+#   --threads N         CPU threads per run (default: the cores divided among the K runs; 2 with --slurm)
+#   --device D          auto (default), cpu or gpu: passed to every run, resumed ones too
+#   --slurm             write NAME/sweep.sbatch (one array task per run) and submit it with sbatch,
+#                       then a job that writes the report when the array is done
+#   --sbatch "OPTIONS"  more #SBATCH lines' options for --slurm, e.g. "--partition=gpu --time=2:00:00"
+#   --dry-run           with --slurm: print the script and the sbatch commands, submit nothing
+#   --no-report         skip dev/report at the end
+#
+# NAME is a directory under sweeps/ (or a path, if it has a slash). Each run writes
+# NAME/TASK-PE-sSEED[-FLAGVALUE...]/ and logs to NAME/logs/; NAME/runs.tsv lists the grid, one
+# run per line (its name, then its ./train flags), and is what --slurm's array tasks read.
+#
+# Re-running the same command skips runs that finished (results.json), resumes runs that were
+# interrupted after a checkpoint (state.bin: --resume continues bit for bit) and starts the rest
+# afresh. A failed run is reported at the end and does not stop the others.
+#
+# Several runs on one CPU must divide its cores: OpenMP threads that outnumber the cores spin
+# against each other (three 2-thread runs on 2 cores each ran 11x slower than one alone), so
+# K x --threads may not exceed the cores, and each run's log is checked for its thread count.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+die() { echo "sweep.sh: $*" >&2; exit 1; }
+cores=$(nproc)
+
+# ---------------------------------------------------------------------------------------------
+# one run of the grid: line INDEX (0-based) of ROOT/runs.tsv; what local workers and Slurm array
+# tasks both execute. Prints "finished", "skipped" or "failed" last.
+
+run_one() {  # ROOT INDEX THREADS DEVICE
+    local root=$1 index=$2 threads=$3 device=$4
+    local line name args dir log
+    line=$(sed -n "$((index + 1))p" "$root/runs.tsv")
+    [ -n "$line" ] || die "$root/runs.tsv has no run $index"
+    name=${line%%$'\t'*}
+    args=${line#*$'\t'}
+    dir=$root/$name
+    log=$root/logs/$name.log
+    local where=(--threads "$threads" --device "$device")
+    if [ -f "$dir/results.json" ]; then
+        echo skipped
+        return 0
+    fi
+    if [ -f "$dir/state.bin" ]; then
+        echo "== $(date '+%F %T') resumed: ./train --resume $dir ${where[*]}" >> "$log"
+        ./train --resume "$dir" "${where[@]}" >> "$log" 2>&1
+    else
+        rm -rf "$dir"  # killed before its first checkpoint: nothing in it to keep
+        echo "== $(date '+%F %T') ./train $args --out $dir ${where[*]}" > "$log"
+        # shellcheck disable=SC2086  # the flags are words by construction (no spaces in values)
+        ./train $args --out "$dir" "${where[@]}" >> "$log" 2>&1
+    fi
+    local status=$?
+    if [ $status -ne 0 ] || [ ! -f "$dir/results.json" ]; then
+        echo failed
+        return 1
+    fi
+    if grep -q "^device: CPU" "$log" && ! grep -q "^device: CPU, $threads threads" "$log"; then
+        echo "failed: the run did not use $threads threads ($(grep -m1 '^device:' "$log"))"
+        return 1
+    fi
+    echo finished
+}
+
+if [ "${1:-}" = "--run-one" ]; then  # internal: dev/sweep.sh --run-one ROOT INDEX THREADS DEVICE
+    shift
+    run_one "$@"
+    exit $?
+fi
+
+# ---------------------------------------------------------------------------------------------
+# the command line
+
+[ $# -ge 1 ] && [ "${1#-}" = "$1" ] || die "usage: dev/sweep.sh NAME [options] [-- flags for every run] (see the top of dev/sweep.sh)"
+name=$1
+shift
+case $name in */*) root=$name ;; *) root=sweeps/$name ;; esac
+tasks=copy pes=nope,ape,t5,alibi,rope seeds=256788,234054,146317
+jobs=1 threads="" device=auto slurm=0 sbatch_options="" dry_run=0 report=1
+vary_flags=() vary_values=() extra=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --tasks | --pes | --seeds | --jobs | --threads | --device | --sbatch)
+            [ $# -ge 2 ] || die "$1 needs a value"
+            case $1 in
+                --tasks) tasks=$2 ;; --pes) pes=$2 ;; --seeds) seeds=$2 ;; --jobs) jobs=$2 ;;
+                --threads) threads=$2 ;; --device) device=$2 ;; --sbatch) sbatch_options=$2 ;;
+            esac
+            shift 2 ;;
+        --vary)
+            [ $# -ge 3 ] && [ "${2#--}" != "$2" ] || die "--vary needs a flag and a list of values, e.g. --vary --dropout 0,0.1"
+            vary_flags+=("$2") vary_values+=("$3")
+            shift 3 ;;
+        --slurm) slurm=1; shift ;;
+        --dry-run) dry_run=1; shift ;;
+        --no-report) report=0; shift ;;
+        --) shift; extra=("$@"); break ;;
+        *) die "unknown option '$1' (flags for ./train go after --)" ;;
+    esac
+done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs expects a positive integer, got '$jobs'"
+[ -z "$threads" ] || [[ $threads =~ ^[1-9][0-9]*$ ]] || die "--threads expects a positive integer, got '$threads'"
+case $device in auto | cpu | gpu) ;; *) die "unknown device '$device' (valid: auto cpu gpu)" ;; esac
+[ $dry_run -eq 0 ] || [ $slurm -eq 1 ] || die "--dry-run goes with --slurm"
+for flag in "${extra[@]}"; do
+    case $flag in
+        --task | --pe | --seed | --out | --resume | --load | --threads | --device) die "$flag is set by the sweep; use its own options" ;;
+        *" "*) die "'$flag': a flag value with spaces can not be passed through a sweep" ;;
+    esac
+done
+
+# ---------------------------------------------------------------------------------------------
+# the grid: runs.tsv, one line per run: NAME<TAB>FLAGS
+
+# every combination of the varied flags, as lines "SUFFIX<TAB>FLAGS" (one empty line: none)
+combinations() {
+    local lines=$'\t' k value out
+    for k in "${!vary_flags[@]}"; do
+        out=""
+        while IFS= read -r line; do
+            IFS=, read -ra values <<< "${vary_values[$k]}"
+            for value in "${values[@]}"; do
+                out+="${line%%$'\t'*}-${vary_flags[$k]#--}$value"$'\t'"${line#*$'\t'} ${vary_flags[$k]} $value"$'\n'
+            done
+        done <<< "${lines%$'\n'}"
+        lines=$out
+    done
+    printf '%s\n' "${lines%$'\n'}"
+}
+
+write_grid() {
+    local task pe seed suffix flags
+    IFS=, read -ra task_list <<< "$tasks"
+    IFS=, read -ra pe_list <<< "$pes"
+    IFS=, read -ra seed_list <<< "$seeds"
+    for task in "${task_list[@]}"; do
+        for pe in "${pe_list[@]}"; do
+            for seed in "${seed_list[@]}"; do
+                while IFS=$'\t' read -r suffix flags; do
+                    printf '%s\t%s\n' "$task-$pe-s$seed$suffix" "--task $task --pe $pe --seed $seed$flags ${extra[*]}"
+                done < <(combinations)
+            done
+        done
+    done
+}
+
+[ -x ./train ] || die "./train is not built: run make first"
+mkdir -p "$root/logs" || die "can not create $root"
+# A sweep grows: runs new to runs.tsv are appended (lines never move, so a Slurm array that is
+# still running reads the same runs), and this command runs its own grid's lines.
+touch "$root/runs.tsv"
+indices=()
+while IFS= read -r line; do
+    index=$(grep -nxF -- "$line" "$root/runs.tsv" | head -n 1 | cut -d: -f1)
+    if [ -z "$index" ]; then
+        grep -q "^${line%%$'\t'*}"$'\t' "$root/runs.tsv" && die "$root already has a run ${line%%$'\t'*} with other flags: choose another sweep name"
+        printf '%s\n' "$line" >> "$root/runs.tsv"
+        index=$(wc -l < "$root/runs.tsv")
+    fi
+    indices+=($((index - 1)))
+done < <(write_grid)
+total=${#indices[@]}
+
+if [ -z "$threads" ]; then  # a cluster node's cores are not this machine's: ask for two there
+    if [ $slurm -eq 1 ]; then threads=2; else threads=$(( cores / jobs > 0 ? cores / jobs : 1 )); fi
+fi
+uses_cpu() { [ "$device" = cpu ] || { [ "$device" = auto ] && ! nvidia-smi -L > /dev/null 2>&1; }; }
+
+# ---------------------------------------------------------------------------------------------
+# on a Slurm cluster: one array task per run, then the report
+
+slurm_script() {
+    local resources="#SBATCH --cpus-per-task=$threads"
+    [ "$device" = gpu ] && resources+=$'\n#SBATCH --gres=gpu:1'
+    local throttle=""
+    [ "$jobs" -gt 1 ] && throttle="%$jobs"
+    cat <<SCRIPT
+#!/usr/bin/env bash
+#SBATCH --job-name=sweep-$(basename "$root")
+#SBATCH --array=$(IFS=,; echo "${indices[*]}")$throttle
+$resources
+#SBATCH --output=$abs_root/logs/slurm-%a.out
+${sbatch_options:+#SBATCH $sbatch_options}
+# one run of $abs_root/runs.tsv per array task: skipped if finished, resumed if interrupted
+cd $repo && exec dev/sweep.sh --run-one $abs_root "\$SLURM_ARRAY_TASK_ID" "\${SLURM_CPUS_PER_TASK:-$threads}" $device
+SCRIPT
+}
+
+if [ $slurm -eq 1 ]; then
+    abs_root=$(cd "$root" && pwd)  # array tasks start elsewhere: every path absolute
+    slurm_script > "$root/sweep.sbatch"
+    report_job="sbatch --parsable --job-name=report-$(basename "$root") --dependency=afterany:ARRAY_JOB --output=$abs_root/logs/report.out --wrap 'cd $repo && dev/report $abs_root'"
+    if [ $dry_run -eq 1 ]; then
+        cat "$root/sweep.sbatch"
+        echo
+        echo "sbatch --parsable $root/sweep.sbatch"
+        [ $report -eq 1 ] && echo "$report_job"
+        exit 0
+    fi
+    command -v sbatch > /dev/null || die "--slurm: sbatch is not on the PATH"
+    array_job=$(sbatch --parsable "$root/sweep.sbatch") || die "sbatch refused $root/sweep.sbatch"
+    echo "submitted job array $array_job: $total runs of $root/runs.tsv (logs in $root/logs/)"
+    if [ $report -eq 1 ]; then
+        report_id=$(eval "${report_job/ARRAY_JOB/$array_job}") || die "sbatch refused the report job"
+        echo "submitted job $report_id: dev/report $root once the array is done"
+    fi
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------------------------
+# here: K runs side by side, one progress line per finished run
+
+if uses_cpu && [ $((jobs * threads)) -gt "$cores" ]; then
+    die "--jobs $jobs x --threads $threads would run $((jobs * threads)) threads on $cores cores: OpenMP threads that outnumber the cores spin against each other and every run slows down manyfold"
+fi
+
+clock() { printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 / 60 % 60)) $(($1 % 60)); }
+start=$SECONDS
+done_count=0 ran=0 failed=()
+declare -A run_of_pid=() started_at=()
+
+# one line for a finished run: what it gave and the whole sweep's ETA from the runs done so far
+finished() {  # INDEX STATUS OUTPUT
+    local run result test eta=""
+    run=$(sed -n "$(($1 + 1))p" "$root/runs.tsv" | cut -f1)
+    done_count=$((done_count + 1))
+    case $3 in
+        skipped) result="already finished" ;;
+        finished)
+            ran=$((ran + 1))
+            test=$(grep -o '"test": {"accuracy": [0-9.e-]*' "$root/$run/results.json" | awk '{print $NF}')
+            result="finished in $(clock $((SECONDS - started_at[$1]))), test accuracy ${test:0:5}" ;;
+        *)
+            ran=$((ran + 1))
+            failed+=("$run")
+            result="FAILED${3#failed}: $(tail -n 1 "$root/logs/$run.log")" ;;
+    esac
+    [ $ran -gt 0 ] && eta=", $(clock $(( (SECONDS - start) * (total - done_count) / ran ))) left"
+    printf '[%d/%d] %s: %s | %s elapsed%s\n' "$done_count" "$total" "$run" "$result" "$(clock $((SECONDS - start)))" "$eta"
+}
+
+wait_for_one() {
+    local pid status
+    wait -n -p pid
+    status=$?
+    local index=${run_of_pid[$pid]}
+    finished "$index" $status "$(tail -n 1 "$root/logs/.status-$index")"
+    rm -f "$root/logs/.status-$index"
+    unset "run_of_pid[$pid]"
+}
+
+echo "sweep $root: $total runs, $jobs at a time, $threads threads each, device $device"
+for index in "${indices[@]}"; do
+    while [ ${#run_of_pid[@]} -ge "$jobs" ]; do wait_for_one; done
+    started_at[$index]=$SECONDS
+    run_one "$root" $index "$threads" "$device" > "$root/logs/.status-$index" &
+    run_of_pid[$!]=$index
+done
+while [ ${#run_of_pid[@]} -gt 0 ]; do wait_for_one; done
+echo "sweep $root: $((total - ${#failed[@]})) of $total runs finished in $(clock $((SECONDS - start)))"
+
+if [ $report -eq 1 ]; then
+    if [ -x dev/report ]; then dev/report "$root" || failed+=("the report")
+    else echo "dev/report is not built (make): no report"; fi
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "failed: ${failed[*]} (logs in $root/logs/)" >&2
+    exit 1
+fi
