@@ -1,4 +1,4 @@
-# `make` builds ./train and the test programs; `make test` builds and runs the tests.
+# `make` builds ./train, dev/report and the test programs; `make test` builds and runs the tests.
 #
 # With nvcc on the PATH, train.cu is compiled as CUDA (set GPU_ARCH for another GPU than the
 # H100's sm_90); without it, or with `make NVCC=`, the same file is compiled as C++ and ./train
@@ -15,7 +15,7 @@ NVCCFLAGS ?= -O3
 
 HEADERS = common.h tasks.h pe.h model.h report.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
-TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli
+TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_report
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
 
 .PHONY: all test clean
@@ -25,7 +25,7 @@ ifneq ($(NVCC),)
 TESTS += test/test_gpu
 NVCC_BUILD = $(NVCC) -std=c++17 $(NVCCFLAGS) -arch=sm_$(GPU_ARCH) -Xcompiler "$(CXXFLAGS)"
 
-all: train $(TESTS) $(DEV)
+all: train dev/report $(TESTS) $(DEV)
 
 train: train.cu $(HEADERS) $(CUDA_HEADERS)
 	$(NVCC_BUILD) -o $@ train.cu -lcublas
@@ -36,14 +36,23 @@ test/test_gpu: test/test_gpu.cu test/unity.h train.cu $(HEADERS) $(CUDA_HEADERS)
 dev/cuda/%: dev/cuda/%.cu dev/cuda/common.cuh $(HEADERS) $(CUDA_HEADERS)
 	$(NVCC_BUILD) -I. -o $@ $< -lcublas
 else
-all: train $(TESTS)
+all: train dev/report $(TESTS)
 
 train: train.cu $(HEADERS)
 	$(CXX) $(CXXFLAGS) -x c++ -o $@ train.cu
 endif
 
+# the sweep report: plain C++ on every machine, nvcc or not
+REPORT_HEADERS = common.h pe.h report.h
+dev/report: dev/report.cpp $(REPORT_HEADERS)
+	$(CXX) $(CXXFLAGS) -I. -o $@ $<
+
 # test_train includes train.cu itself (compiled as C++, with TESTING defined)
 test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
+	$(CXX) $(CXXFLAGS) -I. -o $@ $<
+
+# test_report includes dev/report.cpp the same way
+test/test_report: test/test_report.cpp test/unity.h dev/report.cpp $(REPORT_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 # Runs every test program even when one fails; the exit status says whether all passed.
@@ -51,4 +60,4 @@ test: train $(TESTS)
 	@status=0; for t in $(TESTS); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 clean:
-	rm -f train $(TESTS) test/test_gpu $(DEV)
+	rm -f train dev/report $(TESTS) test/test_gpu $(DEV)

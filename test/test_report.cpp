@@ -1,0 +1,306 @@
+// Tests of the sweep report (dev/report.cpp, included here with TESTING defined, as test_train
+// includes train.cu): the mean reciprocal rank against a hand computation, task families,
+// settings kept apart, the JSON reader on train.cu's own format, a whole report of a small
+// synthetic sweep, and bad input.
+#define TESTING
+#include "dev/report.cpp"
+#include "test/unity.h"
+
+// MRRs here are means of three or four fractions: exact up to a few rounding steps
+static const double MEAN_OF_FRACTIONS = 1e-12;
+
+static const std::vector<bool> ALL_PES(NUM_PES, true);
+
+// one (task, seed) column; NAN marks a PE without a finished run
+static Column column(const std::string& task, uint64_t seed, std::vector<double> ood_by_pe) {
+    Column c;
+    c.task = task, c.seed = seed, c.ood = ood_by_pe;
+    return c;
+}
+
+static std::string temp_dir() {
+    char pattern[] = "/tmp/test_report_XXXXXX";
+    return mkdtemp(pattern);
+}
+
+static int count_of(const std::string& text, const std::string& part) {
+    int n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) n++;
+    return n;
+}
+
+// config.json as train.cu's config_json writes it (fields in flag_table's order)
+static std::string config_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model) {
+    bool small = model == "small";
+    return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n" +
+           "  \"layers\": " + (small ? "6" : "2") + ",\n  \"d-model\": " + (small ? "384" : "64") + ",\n  \"heads\": " + (small ? "6" : "4") +
+           ",\n  \"d-ff\": " + (small ? "1536" : "256") + ",\n  \"rope-frac\": 0.25,\n  \"dropout\": " + (small ? "0.1" : "0") +
+           ",\n  \"steps\": " + (small ? "10000" : "2000") + ",\n  \"batch\": 64,\n  \"lr\": " + (small ? "0.0003" : "0.003") +
+           ",\n  \"warmup-frac\": 0.06,\n  \"weight-decay\": 0.05,\n  \"grad-clip\": 1,\n  \"eval-every\": " + (small ? "1000" : "250") +
+           ",\n  \"seed\": " + std::to_string(seed) + ",\n  \"data-seed\": 9842497,\n  \"train-size\": 100000,\n  \"valid-size\": 7500,\n" +
+           "  \"test-size\": 10000,\n  \"train-max\": 4,\n  \"test-max\": 6,\n  \"train-min\": 2,\n  \"vocab\": 40,\n  \"max-tokens\": 20,\n" +
+           "  \"parameters\": " + std::to_string(100000 + 64 * (pe == "t5")) + "\n}\n";
+}
+
+// results.json as train.cu's report() writes it (json_split is the very function it calls)
+static std::string results_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
+                                const SplitResult& valid, const SplitResult& test) {
+    return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n  \"seed\": " + std::to_string(seed) +
+           ",\n  \"steps\": 2000,\n  \"best_step\": 1000,\n  \"train_max\": 4,\n  \"valid\": " + json_split(valid) +
+           ",\n  \"test\": " + json_split(test) + "\n}\n";
+}
+
+// A run directory as ./train leaves it: lengths 2-4 in valid (all right), 5-6 in test with a
+// fraction `ood` right at each length (10 examples a length). ood < 0: the run is unfinished.
+static void write_run(const std::string& dir, const std::string& task, const std::string& pe, uint64_t seed, double ood,
+                      const std::string& model = "tiny") {
+    fs::create_directories(dir);
+    write_text(dir + "/config.json", config_json(task, pe, seed, model));
+    if (ood < 0) return;
+    SplitResult valid, test;
+    for (int length = 2; length <= 6; length++)
+        for (int k = 0; k < 10; k++) (length <= 4 ? valid : test).add(length, length <= 4 || k < (int)lround(ood * 10));
+    write_text(dir + "/results.json", results_json(task, pe, seed, model, valid, test));
+}
+
+// ----------------------------------------------------------------------------
+// mean reciprocal rank
+
+static void test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column(void) {
+    //                        nope  ape   t5    alibi rope     ranks (1 = best)                 RR
+    // copy s1                0.9   0.1   0.5   0.5   0.3      1 5 2 3 4 (t5 before alibi)      1    1/5  1/2  1/3  1/4
+    // copy s2                0.4   0.8   0.4   0.2   0.6      3 1 4 5 2 (nope before t5)       1/3  1    1/4  1/5  1/2
+    // sort s1                0.7   0.7   0.7   0.1   0.9      2 3 4 5 1 (three-way tie)        1/2  1/3  1/4  1/5  1
+    // sort s2                0.9   0.9   0.2   0.3   -        dropped: no rope run
+    // MRR over 3 columns:    nope (1 + 1/3 + 1/2)/3 = 11/18, ape (1/5 + 1 + 1/3)/3 = 23/45, t5 (1/2 + 1/4 + 1/4)/3 = 1/3,
+    //                        alibi (1/3 + 1/5 + 1/5)/3 = 11/45, rope (1/4 + 1/2 + 1)/3 = 7/12
+    std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.5, 0.5, 0.3}), column("copy", 2, {0.4, 0.8, 0.4, 0.2, 0.6}),
+                                   column("sort", 1, {0.7, 0.7, 0.7, 0.1, 0.9}), column("sort", 2, {0.9, 0.9, 0.2, 0.3, NAN})};
+    Mrr m = mean_reciprocal_rank(columns, ALL_PES);
+    TEST_ASSERT_EQUAL_INT(3, m.columns);
+    TEST_ASSERT_EQUAL_INT(1, m.dropped);
+    const double expected[NUM_PES] = {11.0 / 18, 23.0 / 45, 1.0 / 3, 11.0 / 45, 7.0 / 12};
+    for (int p = 0; p < NUM_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected[p], m.of_pe[p], PE_NAMES[p]);
+}
+
+static void test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five(void) {
+    std::vector<double> rr = reciprocal_ranks({0.5, 0.5, 0.5, 0.5, 0.5}, ALL_PES);  // all tied: PE order decides
+    for (int p = 0; p < NUM_PES; p++) TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0 / (p + 1), rr[p]);
+}
+
+static void test_only_the_pes_a_sweep_has_are_ranked(void) {
+    std::vector<bool> two(NUM_PES, false);
+    two[PE_NOPE] = two[PE_ROPE] = true;  // a sweep of nope and rope only
+    Mrr m = mean_reciprocal_rank({column("copy", 1, {0.2, NAN, NAN, NAN, 0.9}), column("copy", 2, {0.8, NAN, NAN, NAN, 0.1})}, two);
+    TEST_ASSERT_EQUAL_INT(2, m.columns);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_pe[PE_NOPE]);  // (1/2 + 1)/2
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_pe[PE_ROPE]);
+    TEST_ASSERT(std::isnan(m.of_pe[PE_APE]));
+}
+
+static void test_families_group_task_variants_by_the_name_before_the_underscore(void) {
+    TEST_ASSERT_EQUAL_STRING("copy", family_of("copy"));
+    TEST_ASSERT_EQUAL_STRING("copy", family_of("copy_rdc"));
+    TEST_ASSERT_EQUAL_STRING("copy", family_of("copy_cmc2x"));
+    TEST_ASSERT_EQUAL_STRING("reverse", family_of("reverse_mcrv"));
+    TEST_ASSERT_EQUAL_STRING("sort", family_of("sort_multi"));
+    // family copy: copy s1 ranks nope first (RR 1), copy_rdc s1 ranks it last (RR 1/5): MRR 3/5;
+    // the sort column, where nope is first again, is not part of it
+    std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.2, 0.3, 0.4}), column("copy_rdc", 1, {0.0, 0.1, 0.2, 0.3, 0.4}),
+                                   column("sort", 1, {0.9, 0.1, 0.2, 0.3, 0.4})};
+    std::vector<Column> copy = columns_where(columns, [](const Column& c) { return family_of(c.task) == "copy"; });
+    Mrr m = mean_reciprocal_rank(copy, ALL_PES);
+    TEST_ASSERT_EQUAL_INT(2, m.columns);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.6, m.of_pe[PE_NOPE]);
+}
+
+static void test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart(void) {
+    // copy in two presets (model implies layers, lr, ...), and once more in `tiny` with other steps
+    std::vector<SweepRun> runs(3);
+    const char* values[3][4] = {{"tiny", "2", "0.003", "2000"}, {"small", "6", "0.0003", "10000"}, {"tiny", "2", "0.003", "500"}};
+    const char* fields[4] = {"model", "layers", "lr", "steps"};
+    for (int k = 0; k < 3; k++) {
+        runs[k].task = "copy", runs[k].finished = true;
+        for (int f = 0; f < 4; f++) runs[k].setting[fields[f]] = values[k][f];
+    }
+    std::vector<std::string> named = label_settings(&runs, {"model", "layers", "lr", "steps"});
+    TEST_ASSERT_EQUAL_STRING("model steps", join_words(named));
+    TEST_ASSERT_EQUAL_STRING("copy [model=tiny steps=2000]", runs[0].group());
+    TEST_ASSERT_EQUAL_STRING("copy [model=small steps=10000]", runs[1].group());
+    TEST_ASSERT_EQUAL_STRING("copy [model=tiny steps=500]", runs[2].group());
+}
+
+static void test_fields_that_differ_only_between_tasks_label_nothing(void) {
+    std::vector<SweepRun> runs(2);  // copy and sort have their own lengths, but one setting each
+    runs[0].task = "copy", runs[0].setting["train-max"] = "20";
+    runs[1].task = "sort", runs[1].setting["train-max"] = "8";
+    for (SweepRun& r : runs) r.finished = true;
+    TEST_ASSERT_EQUAL_INT(0, (int)label_settings(&runs, {"train-max"}).size());
+    TEST_ASSERT_EQUAL_STRING("copy", runs[0].group());
+}
+
+// ----------------------------------------------------------------------------
+// reading what ./train wrote
+
+// a results.json exactly as train.cu writes it (its report() function), seed at the top of uint64
+static const char* RESULTS_JSON =
+    "{\n  \"task\": \"copy\",\n  \"pe\": \"t5\",\n  \"model\": \"tiny\",\n  \"seed\": 18446744073709551557,\n  \"steps\": 2000,\n"
+    "  \"best_step\": 1000,\n  \"train_max\": 3,\n"
+    "  \"valid\": {\"accuracy\": 0.750000, \"correct\": 3, \"total\": 4, \"by_length\": [{\"length\": 2, \"correct\": 2, \"total\": 2, "
+    "\"accuracy\": 1.000000}, {\"length\": 3, \"correct\": 1, \"total\": 2, \"accuracy\": 0.500000}]},\n"
+    "  \"test\": {\"accuracy\": 0.000000, \"correct\": 0, \"total\": 2, \"by_length\": [{\"length\": 4, \"correct\": 0, \"total\": 2, "
+    "\"accuracy\": 0.000000}]}\n}\n";
+
+static void test_json_reader_reads_results_json_in_train_cu_format(void) {
+    Json j = parse_json(RESULTS_JSON, "results.json");
+    TEST_ASSERT_EQUAL_STRING("copy", field(j, "task", Json::STRING, "").text);
+    TEST_ASSERT_EQUAL_STRING("18446744073709551557", field(j, "seed", Json::NUMBER, "").text);  // every digit kept
+    TEST_ASSERT_EQUAL_INT(3, int_field(j, "train_max", ""));
+    SplitResult valid = read_split(field(j, "valid", Json::OBJECT, ""), "");
+    TEST_ASSERT_EQUAL_INT(2, (int)valid.by_length.size());
+    TEST_ASSERT_EQUAL_INT(1, valid.by_length[3].correct);
+    TEST_ASSERT_EQUAL_INT(2, valid.by_length[3].total);
+    TEST_ASSERT_EQUAL_INT(4, valid.all.total);
+    SplitResult test = read_split(field(j, "test", Json::OBJECT, ""), "");
+    TEST_ASSERT_EQUAL_INT(2, test.by_length[4].total);
+    TEST_ASSERT_EQUAL_INT(0, test.all.correct);
+}
+
+static void test_json_split_reads_back_as_the_same_counts(void) {
+    SplitResult r;
+    for (int k = 0; k < 50; k++) r.add(2 + k % 7, k % 3 == 0);
+    SplitResult back = read_split(parse_json(json_split(r), "split"), "split");
+    TEST_ASSERT_EQUAL_INT(r.all.correct, back.all.correct);
+    TEST_ASSERT_EQUAL_INT(r.all.total, back.all.total);
+    for (const auto& kv : r.by_length) {
+        TEST_ASSERT_EQUAL_INT(kv.second.correct, back.by_length[kv.first].correct);
+        TEST_ASSERT_EQUAL_INT(kv.second.total, back.by_length[kv.first].total);
+    }
+}
+
+static void test_malformed_json_is_refused_with_file_and_line(void) {
+    TEST_ASSERT_THROWS_WITH(parse_json("{\n  \"task\": \"copy\",\n  \"pe\": \n}", "x.json"), "x.json: malformed JSON at line 4: expected a value");
+    TEST_ASSERT_THROWS_WITH(parse_json("{\"a\": 1} 2", "x.json"), "expected the end of the file");
+    TEST_ASSERT_THROWS_WITH(parse_json("[1, 2", "x.json"), "expected ',' or ']'");
+    TEST_ASSERT_THROWS_WITH(parse_json("{\"a\": \"open", "x.json"), "expected the end of a string");
+    TEST_ASSERT_THROWS_WITH(field(parse_json("{\"a\": 1}", "x.json"), "a", Json::STRING, "x.json"), "x.json: field \"a\" should be a string");
+}
+
+// ----------------------------------------------------------------------------
+// whole reports
+
+static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
+    // OOD accuracy of nope ape t5 alibi rope     ranks       RR
+    // copy s1 and s2: 1.0 0.0 0.5 0.5 0.2         1 5 2 3 4   1 1/5 1/2 1/3 1/4
+    // copy_rdc s1:    0.2 1.0 0.5 0.6 0.0         4 1 3 2 5   1/4 1 1/3 1/2 1/5
+    // MRR: nope 9/12 = 0.750, ape 7/15 = 0.467, t5 4/9 = 0.444, alibi 7/18 = 0.389, rope 7/30 = 0.233
+    std::string dir = temp_dir();
+    const double copy[NUM_PES] = {1.0, 0.0, 0.5, 0.5, 0.2}, rdc[NUM_PES] = {0.2, 1.0, 0.5, 0.6, 0.0};
+    for (int p = 0; p < NUM_PES; p++) {
+        for (int seed : {1, 2}) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, copy[p]);
+        write_run(dir + "/ablation/copy_rdc-" + std::string(PE_NAMES[p]) + "-s1", "copy_rdc", PE_NAMES[p], 1, rdc[p]);  // one level deeper
+    }
+    write_run(dir + "/copy-rope-s3", "copy", "rope", 3, -1);  // unfinished
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("16 found, 15 finished, 1 unfinished") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| **all** | 0.750 | 0.467 | 0.444 | 0.389 | 0.233 | 3 | 0 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family copy | 0.750 | 0.467 | 0.444 | 0.389 | 0.233 | 3 | 0 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| t5 | 0.500 | 0.500-0.500 | 1.000 | 2 | 0.500 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("- `copy-rope-s3`: copy, rope, seed 3") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("MRR over 3 columns: nope 0.750  ape 0.467  t5 0.444  alibi 0.389  rope 0.233\n") != std::string::npos,
+                        summary.c_str());
+    for (const char* task : {"copy", "copy_rdc"}) {
+        std::string svg = read_text(dir + "/" + task + ".svg");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(NUM_PES, count_of(svg, "<polyline"), task);  // one mean line per PE
+        TEST_ASSERT_MESSAGE(svg.find("exact-match accuracy") != std::string::npos && svg.find("length (λ)") != std::string::npos, task);
+        TEST_ASSERT_MESSAGE(md.find(std::string("(") + task + ".svg)") != std::string::npos, task);
+    }
+    TEST_ASSERT_EQUAL_INT(NUM_PES, count_of(read_text(dir + "/mrr.svg"), "<rect x="));  // one bar per PE
+    fs::remove_all(dir);
+}
+
+static void test_runs_of_different_presets_are_never_ranked_against_each_other(void) {
+    // tiny: nope wins; small: rope wins. Ranked together per seed, neither would be a column.
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PES; p++) {
+        write_run(dir + "/tiny-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_NOPE ? 1.0 : 0.1 * p, "tiny");
+        write_run(dir + "/small-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_ROPE ? 1.0 : 0.1 * p, "small");
+    }
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy [model=small]") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("### copy [model=tiny]") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| setting model=small | 0.200 | 0.250 | 0.333 | 0.500 | 1.000 | 1 | 0 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("MRR over 2 columns: ") != std::string::npos, summary.c_str());
+    TEST_ASSERT(fs::exists(dir + "/copy-model-small.svg") && fs::exists(dir + "/copy-model-tiny.svg"));
+    fs::remove_all(dir);
+}
+
+static void test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths(void) {
+    SplitResult valid, test;
+    valid.add(2, true), valid.add(3, true), test.add(4, false), test.add(5, true);
+    std::string svg = accuracy_svg(valid, test, 3, "copy / nope");
+    TEST_ASSERT(svg.find(">length (λ)</text>") != std::string::npos);
+    TEST_ASSERT(svg.find(">exact-match accuracy</text>") != std::string::npos);
+    TEST_ASSERT(svg.find(">training lengths</text>") != std::string::npos);
+    TEST_ASSERT_EQUAL_INT(2, count_of(svg, "<polyline"));
+}
+
+// ----------------------------------------------------------------------------
+// bad input
+
+static void test_missing_sweep_directory_is_refused(void) {
+    TEST_ASSERT_THROWS_WITH(write_report("/tmp/test_report_no_such_dir"), "sweep directory '/tmp/test_report_no_such_dir' does not exist");
+}
+
+static void test_directory_without_runs_is_refused(void) {
+    std::string dir = temp_dir();
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "no run directories (directories with a config.json) under");
+    fs::remove_all(dir);
+}
+
+static void test_malformed_results_json_is_refused_with_its_path(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5);
+    write_text(dir + "/copy-nope-s1/results.json", "{\n  \"task\": \"copy\",\n  \"pe\": \"nope\",\n  \"seed\": 1,\n  \"valid\": {\"accuracy\": ");
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: malformed JSON at line 5: expected a value");
+    fs::remove_all(dir);
+}
+
+static void test_unknown_pe_in_a_config_is_refused_with_its_path(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-xpos-s1", "copy", "xpos", 1, -1);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-xpos-s1/config.json: unknown positional encoding 'xpos' (valid: nope ape t5 alibi rope)");
+    fs::remove_all(dir);
+}
+
+static void test_the_same_run_twice_is_refused(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/a/copy-nope-s1", "copy", "nope", 1, 0.5);
+    write_run(dir + "/b/copy-nope-s1", "copy", "nope", 1, 0.5);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "a/copy-nope-s1 and b/copy-nope-s1 are the same run (copy nope, seed 1)");
+    fs::remove_all(dir);
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    RUN_TEST(test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column);
+    RUN_TEST(test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five);
+    RUN_TEST(test_only_the_pes_a_sweep_has_are_ranked);
+    RUN_TEST(test_families_group_task_variants_by_the_name_before_the_underscore);
+    RUN_TEST(test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart);
+    RUN_TEST(test_fields_that_differ_only_between_tasks_label_nothing);
+    RUN_TEST(test_json_reader_reads_results_json_in_train_cu_format);
+    RUN_TEST(test_json_split_reads_back_as_the_same_counts);
+    RUN_TEST(test_malformed_json_is_refused_with_file_and_line);
+    RUN_TEST(test_report_of_a_small_sweep_has_the_expected_mrr_and_plots);
+    RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
+    RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
+    RUN_TEST(test_missing_sweep_directory_is_refused);
+    RUN_TEST(test_directory_without_runs_is_refused);
+    RUN_TEST(test_malformed_results_json_is_refused_with_its_path);
+    RUN_TEST(test_unknown_pe_in_a_config_is_refused_with_its_path);
+    RUN_TEST(test_the_same_run_twice_is_refused);
+    return UNITY_END();
+}
