@@ -14,7 +14,8 @@
 #   --slurm             write NAME/sweep.sbatch (one array task per run) and submit it with sbatch,
 #                       then a job that writes the report when the array is done
 #   --sbatch "OPTIONS"  more #SBATCH lines' options for --slurm, e.g. "--partition=gpu --time=2:00:00"
-#   --dry-run           with --slurm: print the script and the sbatch commands, submit nothing
+#   --dry-run           with --slurm: write NAME/runs.tsv and NAME/sweep.sbatch, print the script
+#                       and the sbatch commands, submit nothing
 #   --no-report         skip dev/report at the end
 #
 # NAME is a directory under sweeps/ (or a path, if it has a slash). Each run writes
@@ -200,6 +201,7 @@ SCRIPT
 
 if [ $slurm -eq 1 ]; then
     abs_root=$(cd "$root" && pwd)  # array tasks start elsewhere: every path absolute
+    case "$repo $abs_root" in *" "*" "* | *$'\t'*) die "--slurm: #SBATCH lines can not hold the spaces in '$repo' or '$abs_root'" ;; esac
     slurm_script > "$root/sweep.sbatch"
     report_job="sbatch --parsable --job-name=report-$(basename "$root") --dependency=afterany:ARRAY_JOB --output=$abs_root/logs/report.out --wrap 'cd $repo && dev/report $abs_root'"
     if [ $dry_run -eq 1 ]; then
