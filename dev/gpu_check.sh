@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with a CUDA GPU, in parts (default: all four, in this order):
 #   tests     the GPU tests and the command-line tests (which then train on the GPU)
-#   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck
+#   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck, synccheck
 #   kernels   check and time the attention kernels of dev/cuda
 #   bench     the paper model with every PE in fp32 and tf32, on copy's batches and on
 #             64 x 256 random tokens: the table README shows
@@ -32,21 +32,23 @@ tests() {
 }
 
 # memcheck: out-of-bounds and misaligned accesses, leaks; initcheck: reads of device memory that
-# nothing wrote; racecheck: shared-memory races, in the gradient-norm reduction that the AdamW
-# test runs. Each log ends with the tool's ERROR SUMMARY.
+# nothing wrote; racecheck: shared-memory races (the reductions and the attention tiles);
+# synccheck: __syncthreads() that not every thread of a block reaches. Each log ends with the
+# tool's summary line.
 sanitize() {
     local sanitizer
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     run_tool() {  # TOOL [TOOL OPTIONS] PROGRAM [ITS ARGUMENTS]
         local tool=$1
         shift
-        timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 9 "$@" > "$dir/$tool.log" 2>&1
-        echo "compute-sanitizer $tool: exit $?, $(grep -E 'ERROR SUMMARY' "$dir/$tool.log" | tail -1)," \
+        timeout 240 "$sanitizer" --tool "$tool" --error-exitcode 9 "$@" > "$dir/$tool.log" 2>&1
+        echo "compute-sanitizer $tool: exit $?, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$dir/$tool.log" | tail -1)," \
              "$(grep -E '^[0-9]+ Tests' "$dir/$tool.log")"
     }
     run_tool memcheck --leak-check full ./test/test_gpu
     run_tool initcheck ./test/test_gpu
-    run_tool racecheck ./test/test_gpu adamw
+    run_tool racecheck ./test/test_gpu
+    run_tool synccheck ./test/test_gpu
 }
 
 kernels() {
