@@ -3,7 +3,7 @@
 #
 #   dev/sweep_throughput.sh [PRESET:STEPS ...]     (default: tiny:1000 small:500 paper:200)
 #
-# For each preset and K in $JOBS (default "1 2 4 8"), runs the same grid of 8 copy runs (NoPE,
+# For each preset and K in $JOBS (default "1 2 4 8"), runs the same grid of $RUNS (default 8) copy runs (NoPE,
 # seeds 1-8, STEPS steps, one validation) with `dev/sweep.sh --jobs K` from scratch, and prints
 # the wall time and the grid's throughput: training steps per second summed over all runs, and
 # runs per hour. Each run keeps its whole cost (data, model, validation, the final evaluation on
@@ -13,7 +13,7 @@ set -u -o pipefail
 cd "$(dirname "$0")/.."
 presets=${*:-tiny:1000 small:500 paper:200}
 jobs_list=${JOBS:-1 2 4 8}
-runs=8
+runs=${RUNS:-8}
 root=$(mktemp -d /tmp/sweep_throughput.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 

@@ -1,0 +1,150 @@
+// Tests of dev/sweep.sh as a user runs it (./train and dev/report must be built): a short grid
+// finishes, is reported and merged, is skipped when run again and resumed when interrupted; a
+// failed run is named and does not stop the others; the cores are never oversubscribed; the
+// Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
+// whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh).
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test/unity.h"
+
+struct Result {
+    int status;
+    std::string out;  // stdout and stderr together, in order
+};
+
+static std::string read_file(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+static bool exists(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+}
+
+static std::string temp_dir(void) {
+    char pattern[] = "/tmp/test_sweep_XXXXXX";
+    return mkdtemp(pattern);
+}
+
+static Result shell(const std::string& command) {
+    static std::string log = temp_dir() + "/out";
+    int status = system((command + " > " + log + " 2>&1").c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(log)};
+}
+
+static bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// every run a few steps on little data: each takes a second or two on one core
+static const std::string SHORT_RUNS = " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 40";
+
+static void test_a_grid_runs_reports_and_is_skipped_when_run_again(void) {
+    std::string root = temp_dir() + "/grid";
+    Result r = shell("dev/sweep.sh " + root + " --tasks copy,addition --pes nope,t5 --seeds 7 --jobs 2 --threads 1 --device cpu" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    for (const char* run : {"copy-nope-s7", "copy-t5-s7", "addition-nope-s7", "addition-t5-s7"}) {
+        TEST_ASSERT_MESSAGE(exists(root + "/" + run + "/results.json"), run);
+        TEST_ASSERT_MESSAGE(contains(read_file(root + "/logs/" + run + ".log"), "device: CPU, 1 threads"), run);
+    }
+    TEST_ASSERT_MESSAGE(contains(r.out, "[4/4]"), r.out.c_str());           // one progress line per run
+    TEST_ASSERT_MESSAGE(contains(r.out, "4 of 4 runs finished"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "MRR over 2 columns"), r.out.c_str());  // the report ran
+    TEST_ASSERT_MESSAGE(exists(root + "/report.md") && exists(root + "/copy.svg"), "report.md and copy.svg");
+
+    Result again = shell("dev/sweep.sh " + root + " --tasks copy,addition --pes nope,t5 --seeds 7 --jobs 2 --threads 1 --device cpu" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, again.status, again.out.c_str());
+    size_t skipped = 0;
+    for (size_t at = 0; (at = again.out.find("already finished", at)) != std::string::npos; at++) skipped++;
+    TEST_ASSERT_EQUAL_INT_MESSAGE(4, skipped, again.out.c_str());
+}
+
+// A run killed after its first checkpoint continues from it (--resume); one killed before any
+// checkpoint starts again. Either way the sweep ends with every run finished.
+static void test_an_interrupted_grid_resumes_and_restarts_its_runs(void) {
+    std::string root = temp_dir() + "/resume";
+    std::string flags = " --tasks copy --pes nope,alibi --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS;
+    TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + flags).status);
+    // make copy-nope look interrupted after its last checkpoint (state.bin kept, results gone)
+    // and copy-alibi look killed before its first one
+    TEST_ASSERT_EQUAL_INT(0, shell("rm " + root + "/copy-nope-s7/results.json " + root + "/copy-alibi-s7/*.bin " + root +
+                                   "/copy-alibi-s7/results.json")
+                                 .status);
+    Result r = shell("dev/sweep.sh " + root + flags);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(read_file(root + "/logs/copy-nope-s7.log"), "resumed: ./train --resume"), "copy-nope was not resumed");
+    TEST_ASSERT_FALSE(contains(read_file(root + "/logs/copy-alibi-s7.log"), "resumed"));
+    TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json") && exists(root + "/copy-alibi-s7/results.json"));
+}
+
+static void test_a_failed_run_is_named_and_the_others_finish(void) {
+    std::string root = temp_dir() + "/failing";
+    Result r = shell("dev/sweep.sh " + root + " --tasks nosuch,copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "nosuch-nope-s7: FAILED: train: error: unknown task 'nosuch'"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "failed: nosuch-nope-s7"), r.out.c_str());
+    TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json"));
+}
+
+static void test_runs_side_by_side_never_oversubscribe_the_cores(void) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    Result r = shell("dev/sweep.sh " + temp_dir() + "/crowded --device cpu --jobs " + std::to_string(cores) + " --threads 2" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "spin against each other"), r.out.c_str());
+}
+
+static void test_bad_sweep_options_get_one_clear_line(void) {
+    const char* cases[][2] = {
+        {"--jobs 0", "--jobs expects a positive integer"},
+        {"--vary dropout 0,1", "--vary needs a flag"},
+        {"--frobnicate", "unknown option '--frobnicate'"},
+        {"-- --seed 3", "--seed is set by the sweep"},
+        {"--dry-run", "--dry-run goes with --slurm"},
+    };
+    for (const auto& c : cases) {
+        Result r = shell("dev/sweep.sh " + temp_dir() + "/bad " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, c[0]);
+        TEST_ASSERT_MESSAGE(contains(r.out, c[1]) && r.out.find('\n') == r.out.size() - 1, r.out.c_str());
+    }
+}
+
+// --vary adds an axis, and the Slurm script has one array task per run with what each needs
+static void test_the_slurm_script_has_one_array_task_per_run(void) {
+    std::string root = temp_dir() + "/slurm";
+    Result r = shell("dev/sweep.sh " + root + " --tasks copy --pes nope,rope --seeds 1,2 --vary --dropout 0,0.1 --device gpu " +
+                     "--slurm --dry-run --sbatch --time=1:00:00 -- --steps 10");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --array=0,1,2,3,4,5,6,7\n"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --gres=gpu:1") && contains(r.out, "#SBATCH --time=1:00:00"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "--dependency=afterany:"), r.out.c_str());
+    std::string runs = read_file(root + "/runs.tsv");
+    TEST_ASSERT_MESSAGE(contains(runs, "copy-rope-s2-dropout0.1\t--task copy --pe rope --seed 2 --dropout 0.1 --steps 10\n"), runs.c_str());
+    TEST_ASSERT_FALSE(contains(r.out, "submitted"));
+}
+
+// A real single-node Slurm: dev/slurm_test.sh exits 77 with the reason where it can not have one.
+static void test_a_sweep_runs_as_a_slurm_job_array(void) {
+    Result r = shell("dev/slurm_test.sh");
+    if (r.status == 77) {
+        std::string reason = r.out.substr(r.out.rfind("SKIPPED"));
+        TEST_IGNORE_MESSAGE(reason.c_str());
+    }
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "PASSED: 4 runs"), r.out.c_str());
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    RUN_TEST(test_a_grid_runs_reports_and_is_skipped_when_run_again);
+    RUN_TEST(test_an_interrupted_grid_resumes_and_restarts_its_runs);
+    RUN_TEST(test_a_failed_run_is_named_and_the_others_finish);
+    RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
+    RUN_TEST(test_bad_sweep_options_get_one_clear_line);
+    RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
+    RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
+    return UNITY_END();
+}
