@@ -22,6 +22,17 @@
      is the mean of its RR over the columns that have every ranked PE, and the others are
      dropped (and counted). The ranked PEs are those with a finished run somewhere in the sweep:
      all of PE_NAMES in a full sweep, so that a sweep of two PEs still ranks them.
+   - The tie-break biases that MRR: a column where every ranked PE has exactly the same OOD
+     accuracy (an "all-tied" column, typically a task no PE learned, all at 0.000) still ranks
+     the PEs 1, 2, 3... in PE_NAMES order, so nope gains a free 1 and the last PE a free 1/5.
+     The paper's MRR stays the headline; next to it (report.md and the summary) is the MRR over
+     the columns that are not all tied, and each task table says when no PE reached 0.5 mean ID
+     (valid) accuracy, i.e. the task was not learned and its ranks are noise.
+   - Not-all-tied is not enough: in a task no PE learned, one PE may get a handful of OOD answers
+     right while the rest tie at 0, so that luck and PE order rank it all the same. Each scope that
+     holds such a task (the one rule, NOT_LEARNED_ID, of the note) is therefore followed by its
+     MRR over the columns of the tasks some PE learned, and the summary prints that MRR too, on
+     the line before the paper's MRR (nothing there when every task was learned).
    - Runs are ranked only against runs of the same setting. A run's setting is its config.json
      without task, pe, seed and parameters (the parameter count depends on the PE). Where the
      runs of a task have several settings, each setting of the task is a task of its own,
@@ -300,6 +311,25 @@ static Sweep read_sweep(const std::string& sweep_dir) {
 // ----------------------------------------------------------------------------
 // mean reciprocal rank
 
+// below this mean ID (valid) accuracy for every PE, a task counts as not learned at all: the note
+// under its table, and the MRR over the tasks some PE learned, both follow this one rule
+static const double NOT_LEARNED_ID = 0.5;
+
+// the best mean (over seeds) ID accuracy of any PE among one task's runs; -inf when there are none
+inline double best_mean_id(const std::vector<const SweepRun*>& runs) {
+    double best = -INFINITY;
+    for (int p = 0; p < NUM_PES; p++) {
+        double id = 0;
+        int seeds = 0;
+        for (const SweepRun* r : runs)
+            if (r->pe_index == p) id += r->valid.all.accuracy(), seeds++;
+        if (seeds) best = std::max(best, id / seeds);
+    }
+    return best;
+}
+
+inline bool learned(const std::vector<const SweepRun*>& runs) { return best_mean_id(runs) >= NOT_LEARNED_ID; }
+
 inline std::string family_of(const std::string& task) { return task.substr(0, task.find('_')); }
 
 // one (task, seed): the OOD test accuracy of each PE, NAN where the PE has no finished run
@@ -312,6 +342,7 @@ struct Column {
 struct Mrr {
     std::vector<double> of_pe = std::vector<double>(NUM_PES, NAN);  // NAN for PEs not ranked
     int columns = 0, dropped = 0;
+    int all_tied = 0;  // of the columns ranked, those where every ranked PE has the same accuracy
 };
 
 // 1 / rank of each ranked PE in a complete column: rank 1 is the highest accuracy, and a tie
@@ -328,6 +359,20 @@ inline std::vector<double> reciprocal_ranks(const std::vector<double>& ood, cons
     return rr;
 }
 
+// whether a column has every ranked PE (at least two of them) at exactly the same OOD accuracy,
+// so that its ranks are the tie-break's PE order alone. Accuracies come from exact counts.
+inline bool all_tied(const Column& c, const std::vector<bool>& ranked) {
+    int first = -1, count = 0;
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!ranked[p]) continue;
+        if (std::isnan(c.ood[p])) return false;
+        if (first < 0) first = p;
+        if (c.ood[p] != c.ood[first]) return false;
+        count++;
+    }
+    return count >= 2;
+}
+
 inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::vector<bool>& ranked) {
     Mrr m;
     std::vector<double> sum(NUM_PES, 0.0);
@@ -342,6 +387,7 @@ inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::v
         for (int p = 0; p < NUM_PES; p++)
             if (ranked[p]) sum[p] += rr[p];
         m.columns++;
+        m.all_tied += all_tied(c, ranked);
     }
     for (int p = 0; p < NUM_PES; p++)
         if (ranked[p] && m.columns > 0) m.of_pe[p] = sum[p] / m.columns;
@@ -355,6 +401,16 @@ std::vector<Column> columns_where(const std::vector<Column>& columns, Keep keep)
     for (const Column& c : columns)
         if (keep(c)) kept.push_back(c);
     return kept;
+}
+
+// the MRR over the columns that are not all tied (the tie-break decides nothing there)
+inline Mrr mrr_without_all_tied(const std::vector<Column>& columns, const std::vector<bool>& ranked) {
+    return mean_reciprocal_rank(columns_where(columns, [&](const Column& c) { return !all_tied(c, ranked); }), ranked);
+}
+
+// the columns of the tasks some PE learned: those whose task [setting] is not in `unlearned`
+inline std::vector<Column> columns_of_learned(const std::vector<Column>& columns, const std::set<std::string>& unlearned) {
+    return columns_where(columns, [&](const Column& c) { return !unlearned.count(group_name(c.task, c.label)); });
 }
 
 static std::vector<Column> columns_of(const std::vector<SweepRun>& runs) {
@@ -529,29 +585,69 @@ static std::string mrr_row(const std::string& name, const Mrr& m, const std::vec
     return row + format_text(" %d | %d |\n", m.columns, m.dropped);
 }
 
+// a scope's MRR row; under it, where the scope has all-tied columns, its MRR without them, and
+// where it has a task no PE learned, its MRR over the tasks some PE learned
+static std::string mrr_rows(const std::string& name, const std::vector<Column>& columns, const std::vector<bool>& ranked,
+                            const std::set<std::string>& unlearned) {
+    Mrr m = mean_reciprocal_rank(columns, ranked);
+    std::string md = mrr_row(name, m, ranked);
+    if (m.all_tied > 0)
+        md += mrr_row(name + format_text(", without %d all-tied column%s", m.all_tied, m.all_tied == 1 ? "" : "s"),
+                      mrr_without_all_tied(columns, ranked), ranked);
+    std::set<std::string> tasks, learned_tasks;
+    for (const Column& c : columns) {
+        std::string group = group_name(c.task, c.label);
+        tasks.insert(group);
+        if (!unlearned.count(group)) learned_tasks.insert(group);
+    }
+    if (learned_tasks.size() < tasks.size()) {
+        Mrr l = mean_reciprocal_rank(columns_of_learned(columns, unlearned), ranked);
+        int n = (int)learned_tasks.size();
+        std::string which = n == 0   ? std::string("only the tasks some PE learned: none")
+                            : n == 1 ? std::string("only the task some PE learned")
+                                     : format_text("only the %d tasks some PE learned", n);
+        md += mrr_row(name + ", " + which + format_text(" (%d column%s)", l.columns, l.columns == 1 ? "" : "s"), l, ranked);
+    }
+    return md;
+}
+
 // MRR over every column, then over the columns of each task family, and of each setting
-static std::string mrr_section(const std::vector<Column>& columns, const std::vector<bool>& ranked, const Mrr& all) {
+static std::string mrr_section(const std::vector<Column>& columns, const std::vector<bool>& ranked, const Mrr& all,
+                               const std::set<std::string>& unlearned, int tasks) {
+    std::string first_listed = "the first PE";
+    for (int p = NUM_PES - 1; p >= 0; p--)
+        if (ranked[p]) first_listed = PE_NAMES[p];
     std::string md = "## Mean reciprocal rank\n\n";
     md += "For every (task, seed) the PEs are ranked by overall OOD test accuracy (rank 1 is best; a tie goes to the PE listed "
           "first); a PE's MRR is the mean of 1/rank over the columns that have a finished run of every PE. " +
           format_text("%d columns ranked, %d dropped for a missing PE.\n\n", all.columns, all.dropped);
+    md += format_text("%d of the %d ranked columns are all tied (every PE at exactly the same OOD accuracy, typically a task "
+                      "no PE learned). ",
+                      all.all_tied, all.columns) +
+          "Such a column ranks the PEs in listed order by the tie-break alone, handing " +
+          first_listed + " a free 1 and biasing the MRR; the paper's MRR keeps them, and each scope that has any is followed "
+          "by its MRR without them. " +
+          format_text("%d of the %d tasks %s learned by no PE (best mean ID accuracy < %.1f, noted under the task's table); ",
+                      (int)unlearned.size(), tasks, unlearned.size() == 1 ? "was" : "were", NOT_LEARNED_ID) +
+          "their ranks are noise (a few lucky OOD answers, or PE order, rank PEs that all failed), so each scope that has such "
+          "a task is followed last by its MRR over only the tasks some PE learned.\n\n";
     md += "| scope |";
     for (int p = 0; p < NUM_PES; p++)
         if (ranked[p]) md += std::string(" ") + PE_NAMES[p] + " |";
     md += " ranked | dropped |\n|---|";
     for (int p = 0; p < NUM_PES; p++)
         if (ranked[p]) md += "---|";
-    md += "---|---|\n" + mrr_row("**all**", all, ranked);
+    md += "---|---|\n" + mrr_rows("**all**", columns, ranked, unlearned);
     std::set<std::string> families, labels;
     for (const Column& c : columns) families.insert(family_of(c.task)), labels.insert(c.label);
     for (const std::string& f : families) {
         std::vector<Column> of_family = columns_where(columns, [&](const Column& c) { return family_of(c.task) == f; });
-        md += mrr_row("family " + f, mean_reciprocal_rank(of_family, ranked), ranked);
+        md += mrr_rows("family " + f, of_family, ranked, unlearned);
     }
     if (labels.size() > 1)
         for (const std::string& l : labels) {
             std::vector<Column> of_setting = columns_where(columns, [&](const Column& c) { return c.label == l; });
-            md += mrr_row("setting " + l, mean_reciprocal_rank(of_setting, ranked), ranked);
+            md += mrr_rows("setting " + l, of_setting, ranked, unlearned);
         }
     return md + "\n![MRR of each PE](mrr.svg)\n\n";
 }
@@ -560,11 +656,12 @@ static std::string lengths_of(const std::map<int, Tally>& by_length) {
     return by_length.empty() ? "none" : format_text("%d-%d", by_length.begin()->first, by_length.rbegin()->first);
 }
 
-// one task's table: a row per PE, over its seeds
+// one task's table: a row per PE, over its seeds; a note under it where no PE learned the task
 static std::string group_section(const std::string& group, const std::vector<const SweepRun*>& runs, const Mrr& m, const std::string& svg) {
     std::string md = "### " + group + "\n\n";
     md += "ID (valid) lengths " + lengths_of(runs[0]->valid.by_length) + ", OOD (test) lengths " + lengths_of(runs[0]->test.by_length) +
-          format_text("; seeds with a finished run of every PE: %d.\n\n", m.columns);
+          format_text("; seeds with a finished run of every PE: %d", m.columns) +
+          (m.all_tied ? format_text(", %d of them all tied (every PE the same OOD accuracy).\n\n", m.all_tied) : std::string(".\n\n"));
     md += "| PE | OOD test accuracy (mean) | OOD min-max over seeds | ID valid accuracy (mean) | seeds | MRR in this task |\n";
     md += "|---|---|---|---|---|---|\n";
     for (int p = 0; p < NUM_PES; p++) {
@@ -579,6 +676,9 @@ static std::string group_section(const std::string& group, const std::vector<con
         md += format_text("| %s | %.3f | %.3f-%.3f | %.3f | %d | %s |\n", PE_NAMES[p], ood / seeds, lo, hi, id / seeds, seeds,
                           cell(m.of_pe[p]).c_str());
     }
+    if (!learned(runs))
+        md += format_text("\nNo PE learned this task in distribution (best mean ID accuracy %.3f < %.1f): its ranks are noise.\n",
+                          best_mean_id(runs), NOT_LEARNED_ID);
     return md + "\n![" + group + "](" + svg + ")\n\n";
 }
 
@@ -598,8 +698,11 @@ static std::string write_report(const std::string& sweep_dir) {
     std::map<std::string, std::vector<const SweepRun*>> groups;  // task [label] -> its finished runs
     for (const SweepRun& r : s.runs)
         if (r.finished) groups[r.group()].push_back(&r);
+    std::set<std::string> unlearned;  // the tasks [settings] no PE learned in distribution
+    for (const auto& g : groups)
+        if (!learned(g.second)) unlearned.insert(g.first);
 
-    std::string md = header_section(s, ranked) + mrr_section(columns, ranked, all) + "## Tasks\n\n";
+    std::string md = header_section(s, ranked) + mrr_section(columns, ranked, all, unlearned, (int)groups.size()) + "## Tasks\n\n";
     for (const auto& g : groups) {
         const std::string& task = g.second[0]->task;
         const std::string& label = g.second[0]->label;
@@ -619,6 +722,19 @@ static std::string write_report(const std::string& sweep_dir) {
                                       sweep_dir.c_str(), (int)s.runs.size(), finished, (int)s.runs.size() - finished, all.columns,
                                       all.dropped);
     summary += format_text("wrote %s/report.md, mrr.svg and %d task plots\n", sweep_dir.c_str(), (int)groups.size());
+    // the MRR without the all-tied columns, over the tasks some PE learned, then the paper's MRR as the last line
+    if (all.all_tied == 0)
+        summary += format_text("all-tied columns: none of %d\n", all.columns);
+    else {
+        Mrr untied = mrr_without_all_tied(columns, ranked);
+        summary += format_text("MRR without the %d all-tied columns, over %d: %s\n", all.all_tied, untied.columns,
+                               untied.columns ? mrr_line(untied, ranked).c_str() : "none");
+    }
+    if (!unlearned.empty()) {
+        Mrr l = mean_reciprocal_rank(columns_of_learned(columns, unlearned), ranked);
+        summary += format_text("MRR over the tasks some PE learned (%d columns): %s\n", l.columns,
+                               l.columns ? mrr_line(l, ranked).c_str() : "none");
+    }
     return summary + format_text("MRR over %d columns: %s\n", all.columns, all.columns ? mrr_line(all, ranked).c_str() : "none");
 }
 

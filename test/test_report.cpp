@@ -1,7 +1,8 @@
 // Tests of the sweep report (dev/report.cpp, included here with TESTING defined, as test_train
 // includes train.cu): the mean reciprocal rank against a hand computation, task families,
 // settings kept apart, the JSON reader on train.cu's own format, a whole report of a small
-// synthetic sweep, and bad input.
+// synthetic sweep (with the MRR without all-tied columns, the note on unlearned tasks and the MRR
+// over the tasks some PE learned), and bad input.
 #define TESTING
 #include "dev/report.cpp"
 #include "test/unity.h"
@@ -50,16 +51,16 @@ static std::string results_json(const std::string& task, const std::string& pe, 
            ",\n  \"test\": " + json_split(test) + "\n}\n";
 }
 
-// A run directory as ./train leaves it: lengths 2-4 in valid (all right), 5-6 in test with a
-// fraction `ood` right at each length (10 examples a length). ood < 0: the run is unfinished.
+// A run directory as ./train leaves it: lengths 2-4 in valid with a fraction `id` right at each
+// length, 5-6 in test with a fraction `ood` right (10 examples a length). ood < 0: unfinished.
 static void write_run(const std::string& dir, const std::string& task, const std::string& pe, uint64_t seed, double ood,
-                      const std::string& model = "tiny") {
+                      const std::string& model = "tiny", double id = 1.0) {
     fs::create_directories(dir);
     write_text(dir + "/config.json", config_json(task, pe, seed, model));
     if (ood < 0) return;
     SplitResult valid, test;
     for (int length = 2; length <= 6; length++)
-        for (int k = 0; k < 10; k++) (length <= 4 ? valid : test).add(length, length <= 4 || k < (int)lround(ood * 10));
+        for (int k = 0; k < 10; k++) (length <= 4 ? valid : test).add(length, k < (int)lround((length <= 4 ? id : ood) * 10));
     write_text(dir + "/results.json", results_json(task, pe, seed, model, valid, test));
 }
 
@@ -86,6 +87,43 @@ static void test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column(v
 static void test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five(void) {
     std::vector<double> rr = reciprocal_ranks({0.5, 0.5, 0.5, 0.5, 0.5}, ALL_PES);  // all tied: PE order decides
     for (int p = 0; p < NUM_PES; p++) TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0 / (p + 1), rr[p]);
+}
+
+static void test_mrr_without_all_tied_columns_matches_a_hand_computation(void) {
+    //                        nope  ape   t5    alibi rope     ranks (1 = best)                 RR
+    // copy s1                0.9   0.1   0.5   0.5   0.3      1 5 2 3 4 (t5 before alibi)      1    1/5  1/2  1/3  1/4
+    // copy s2                0     0     0     0     0        1 2 3 4 5 (all tied: PE order)   1    1/2  1/3  1/4  1/5
+    // sort s1                0.2   0.8   0.4   0.6   1.0      5 2 4 3 1                        1/5  1/2  1/4  1/3  1
+    // paper MRR, 3 columns:  nope (1 + 1 + 1/5)/3 = 11/15, ape (1/5 + 1/2 + 1/2)/3 = 2/5, t5 (1/2 + 1/3 + 1/4)/3 = 13/36,
+    //                        alibi (1/3 + 1/4 + 1/3)/3 = 11/36, rope (1/4 + 1/5 + 1)/3 = 29/60
+    // without copy s2:       nope (1 + 1/5)/2 = 3/5, ape (1/5 + 1/2)/2 = 7/20, t5 (1/2 + 1/4)/2 = 3/8,
+    //                        alibi (1/3 + 1/3)/2 = 1/3, rope (1/4 + 1)/2 = 5/8
+    // The tie-break alone puts nope (11/15) ahead of rope (29/60); without it rope (5/8) leads nope (3/5).
+    std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.5, 0.5, 0.3}), column("copy", 2, {0.0, 0.0, 0.0, 0.0, 0.0}),
+                                   column("sort", 1, {0.2, 0.8, 0.4, 0.6, 1.0})};
+    Mrr paper = mean_reciprocal_rank(columns, ALL_PES);
+    TEST_ASSERT_EQUAL_INT(3, paper.columns);
+    TEST_ASSERT_EQUAL_INT(1, paper.all_tied);
+    const double expected_paper[NUM_PES] = {11.0 / 15, 2.0 / 5, 13.0 / 36, 11.0 / 36, 29.0 / 60};
+    for (int p = 0; p < NUM_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected_paper[p], paper.of_pe[p], PE_NAMES[p]);
+    Mrr untied = mrr_without_all_tied(columns, ALL_PES);
+    TEST_ASSERT_EQUAL_INT(2, untied.columns);
+    TEST_ASSERT_EQUAL_INT(0, untied.all_tied);
+    TEST_ASSERT_EQUAL_INT(0, untied.dropped);
+    const double expected_untied[NUM_PES] = {3.0 / 5, 7.0 / 20, 3.0 / 8, 1.0 / 3, 5.0 / 8};
+    for (int p = 0; p < NUM_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected_untied[p], untied.of_pe[p], PE_NAMES[p]);
+}
+
+static void test_a_column_is_all_tied_only_when_every_ranked_pe_has_the_same_accuracy(void) {
+    TEST_ASSERT(all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, 0.0}), ALL_PES));
+    TEST_ASSERT(all_tied(column("copy", 1, {0.3, 0.3, 0.3, 0.3, 0.3}), ALL_PES));
+    TEST_ASSERT(!all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, 0.0001}), ALL_PES));  // one correct answer more is no tie
+    TEST_ASSERT(!all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, NAN}), ALL_PES));     // incomplete: dropped, not tied
+    std::vector<bool> two(NUM_PES, false), one(NUM_PES, false);
+    two[PE_NOPE] = two[PE_ROPE] = true;
+    one[PE_ROPE] = true;
+    TEST_ASSERT(all_tied(column("copy", 1, {0.5, NAN, 0.1, NAN, 0.5}), two));  // only ranked PEs count
+    TEST_ASSERT(!all_tied(column("copy", 1, {NAN, NAN, NAN, NAN, 0.5}), one));  // one PE: nothing is broken by the tie-break
 }
 
 static void test_only_the_pes_a_sweep_has_are_ranked(void) {
@@ -210,6 +248,14 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
     TEST_ASSERT_MESSAGE(md.find("- `copy-rope-s3`: copy, rope, seed 3") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(summary.find("MRR over 3 columns: nope 0.750  ape 0.467  t5 0.444  alibi 0.389  rope 0.233\n") != std::string::npos,
                         summary.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("all-tied columns: none of 3") != std::string::npos, summary.c_str());
+    TEST_ASSERT_MESSAGE(md.find("0 of the 3 ranked columns are all tied") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find(", without ") == std::string::npos, md.c_str());  // no all-tied column: no second MRR row
+    TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());  // every PE has ID accuracy 1
+    // every task learned: no MRR row or summary line over the learned tasks
+    TEST_ASSERT_MESSAGE(md.find("some PE learned (") == std::string::npos && md.find("some PE learned:") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("0 of the 2 tasks were learned by no PE") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("some PE learned") == std::string::npos, summary.c_str());
     for (const char* task : {"copy", "copy_rdc"}) {
         std::string svg = read_text(dir + "/" + task + ".svg");
         TEST_ASSERT_EQUAL_INT_MESSAGE(NUM_PES, count_of(svg, "<polyline"), task);  // one mean line per PE
@@ -217,6 +263,95 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
         TEST_ASSERT_MESSAGE(md.find(std::string("(") + task + ".svg)") != std::string::npos, task);
     }
     TEST_ASSERT_EQUAL_INT(NUM_PES, count_of(read_text(dir + "/mrr.svg"), "<rect x="));  // one bar per PE
+    fs::remove_all(dir);
+}
+
+static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned(void) {
+    // OOD accuracy of nope ape t5 alibi rope     ranks                   RR
+    // copy s1 and s2:    1.0 0.0 0.5 0.6 0.2      1 5 3 2 4               1 1/5 1/3 1/2 1/4
+    // addition s1, s2:   0   0   0   0   0        1 2 3 4 5 (all tied)    1 1/2 1/3 1/4 1/5   (ID accuracy 0.2: not learned)
+    // paper MRR, 4 columns: nope 1, ape (2/5 + 1)/4 = 0.350, t5 (2/3 + 2/3)/4 = 0.333, alibi (1 + 1/2)/4 = 0.375,
+    //                       rope (1/2 + 2/5)/4 = 0.225
+    // without the 2 all-tied (addition) columns: the copy columns alone, nope 1, ape 0.2, t5 0.333, alibi 0.5, rope 0.25
+    std::string dir = temp_dir();
+    const double copy[NUM_PES] = {1.0, 0.0, 0.5, 0.6, 0.2};
+    for (int p = 0; p < NUM_PES; p++)
+        for (int seed : {1, 2}) {
+            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, copy[p]);
+            write_run(dir + "/addition-" + PE_NAMES[p] + "-s" + std::to_string(seed), "addition", PE_NAMES[p], seed, 0.0, "tiny", 0.2);
+        }
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("2 of the 4 ranked columns are all tied") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| **all** | 1.000 | 0.350 | 0.333 | 0.375 | 0.225 | 4 | 0 |\n"
+                                "| **all**, without 2 all-tied columns | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n") != std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family addition | 1.000 | 0.500 | 0.333 | 0.250 | 0.200 | 2 | 0 |\n"
+                                "| family addition, without 2 all-tied columns | - | - | - | - | - | 0 | 0 |\n") != std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family copy | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n| family copy, without") == std::string::npos &&
+                            md.find("| family copy | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n") != std::string::npos,
+                        md.c_str());  // no all-tied copy column: no second row
+    // the note is under the addition table (ID 0.2 for every PE) and nowhere else (copy: ID 1)
+    size_t addition = md.find("### addition"), copy_at = md.find("### copy"), note = md.find("No PE learned this task in distribution");
+    TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task in distribution"));
+    TEST_ASSERT_MESSAGE(addition < note && note < copy_at, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("No PE learned this task in distribution (best mean ID accuracy 0.200 < 0.5): its ranks are noise.") !=
+                            std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("seeds with a finished run of every PE: 2, 2 of them all tied") != std::string::npos, md.c_str());
+    // addition is also a task no PE learned: after the row without all-tied columns, the row over copy alone
+    TEST_ASSERT_MESSAGE(md.find("| **all**, without 2 all-tied columns | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n"
+                                "| **all**, only the task some PE learned (2 columns) | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n") !=
+                            std::string::npos,
+                        md.c_str());
+    // the summary: the MRR without the all-tied columns, over the learned tasks, then the paper's MRR as the last line
+    const std::string tail = "MRR without the 2 all-tied columns, over 2: nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
+                             "MRR over the tasks some PE learned (2 columns): nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
+                             "MRR over 4 columns: nope 1.000  alibi 0.375  ape 0.350  t5 0.333  rope 0.225\n";
+    TEST_ASSERT_MESSAGE(summary.size() >= tail.size() && summary.compare(summary.size() - tail.size(), tail.size(), tail) == 0, summary.c_str());
+    fs::remove_all(dir);
+}
+
+static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
+    // The real-data bias the all-tied row misses: in a task no PE learned, one PE gets a few OOD
+    // answers right and the others tie at 0, so its column is not all tied yet ranks noise.
+    // OOD accuracy of nope ape t5 alibi rope      ranks                          RR
+    // copy s1 and s2:    0.2 0.0 0.5 0.6 1.0       4 5 3 2 1                      1/4 1/5 1/3 1/2 1
+    // addition s1, s2:   0   0   0   0.1 0         2 3 4 1 5 (ties in PE order)   1/2 1/3 1/4 1   1/5   (ID 0.2: not learned)
+    // paper MRR, 4 columns: nope (1/2 + 1)/4 = 0.375, ape (2/5 + 2/3)/4 = 4/15 = 0.267, t5 (2/3 + 1/2)/4 = 7/24 = 0.292,
+    //                       alibi (1 + 2)/4 = 0.750, rope (2 + 2/5)/4 = 0.600: alibi first, for 1 OOD answer in 20
+    // no column is all tied, so there is no row without all-tied columns
+    // over the task some PE learned (copy, 2 columns): nope 0.250, ape 0.200, t5 0.333, alibi 0.500, rope 1.000
+    // family copy holds no unlearned task: no extra row; family addition holds no learned one: a row of "-" over 0 columns
+    std::string dir = temp_dir();
+    const double copy[NUM_PES] = {0.2, 0.0, 0.5, 0.6, 1.0}, addition[NUM_PES] = {0.0, 0.0, 0.0, 0.1, 0.0};
+    for (int p = 0; p < NUM_PES; p++)
+        for (int seed : {1, 2}) {
+            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, copy[p]);
+            write_run(dir + "/addition-" + PE_NAMES[p] + "-s" + std::to_string(seed), "addition", PE_NAMES[p], seed, addition[p], "tiny",
+                      0.2);
+        }
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("0 of the 4 ranked columns are all tied") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("1 of the 2 tasks was learned by no PE (best mean ID accuracy < 0.5") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| **all** | 0.375 | 0.267 | 0.292 | 0.750 | 0.600 | 4 | 0 |\n"
+                                "| **all**, only the task some PE learned (2 columns) | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n") !=
+                            std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family addition | 0.500 | 0.333 | 0.250 | 1.000 | 0.200 | 2 | 0 |\n"
+                                "| family addition, only the tasks some PE learned: none (0 columns) | - | - | - | - | - | 0 | 0 |\n") !=
+                            std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family copy | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_EQUAL_INT(3, count_of(md, "some PE learned"));           // the section's sentence and the two rows above
+    TEST_ASSERT_EQUAL_INT(0, count_of(md, "all-tied column"));          // no all-tied row
+    TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task"));  // the note and the row follow one rule
+    const std::string tail = "all-tied columns: none of 4\n"
+                             "MRR over the tasks some PE learned (2 columns): rope 1.000  alibi 0.500  t5 0.333  nope 0.250  ape 0.200\n"
+                             "MRR over 4 columns: alibi 0.750  rope 0.600  nope 0.375  t5 0.292  ape 0.267\n";
+    TEST_ASSERT_MESSAGE(summary.size() >= tail.size() && summary.compare(summary.size() - tail.size(), tail.size(), tail) == 0, summary.c_str());
     fs::remove_all(dir);
 }
 
@@ -287,6 +422,8 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column);
     RUN_TEST(test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five);
+    RUN_TEST(test_mrr_without_all_tied_columns_matches_a_hand_computation);
+    RUN_TEST(test_a_column_is_all_tied_only_when_every_ranked_pe_has_the_same_accuracy);
     RUN_TEST(test_only_the_pes_a_sweep_has_are_ranked);
     RUN_TEST(test_families_group_task_variants_by_the_name_before_the_underscore);
     RUN_TEST(test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart);
@@ -295,6 +432,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_json_split_reads_back_as_the_same_counts);
     RUN_TEST(test_malformed_json_is_refused_with_file_and_line);
     RUN_TEST(test_report_of_a_small_sweep_has_the_expected_mrr_and_plots);
+    RUN_TEST(test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned);
+    RUN_TEST(test_report_gives_the_mrr_over_the_tasks_some_pe_learned);
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
     RUN_TEST(test_missing_sweep_directory_is_refused);
