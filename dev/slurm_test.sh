@@ -49,9 +49,9 @@ if [ -n "$(missing)" ] && command -v apt-get > /dev/null; then
     echo "installing slurm-wlm and munge (missing: $(missing | paste -sd' '))"
     apt_log=$(mktemp /tmp/slurm_test_apt.XXXXXX)
     install() {
-        DEBIAN_FRONTEND=noninteractive timeout 240 apt-get install -y --no-install-recommends slurm-wlm munge >> "$apt_log" 2>&1
+        DEBIAN_FRONTEND=noninteractive timeout 150 apt-get install -y --no-install-recommends slurm-wlm munge >> "$apt_log" 2>&1
     }
-    install || { DEBIAN_FRONTEND=noninteractive timeout 180 apt-get update >> "$apt_log" 2>&1; install; } \
+    install || { DEBIAN_FRONTEND=noninteractive timeout 60 apt-get update >> "$apt_log" 2>&1; install; } \
         || { tail -n 5 "$apt_log"; rm -f "$apt_log"; skip "apt-get could not install slurm-wlm and munge"; }
     rm -f "$apt_log"
     echo "installed in $((SECONDS - start))s"
