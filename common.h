@@ -10,13 +10,16 @@
      32-bit operations only so that a CUDA kernel reproduces it bit for bit
    - word helpers: prompts and targets are lists of words separated by single spaces
    - names_of(): a table's names, for the "valid: ..." part of error messages
+   - write_text(): a whole text file, or fail() naming the file and the reason
 */
 #pragma once
 
+#include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -144,4 +147,15 @@ std::string names_of(const Rows& rows) {
     Words names;
     for (const auto& row : rows) names.push_back(row_name(row));
     return join_words(names);
+}
+
+// Writes a whole text file. A full disk shows only when the buffer is flushed, so the flush and
+// the close are checked too: "can not write results.json: No space left on device".
+inline void write_text(const std::string& path, const std::string& text) {
+    FILE* f = fopen(path.c_str(), "w");
+    if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    bool written = fwrite(text.data(), 1, text.size(), f) == text.size() && fflush(f) == 0;
+    int error = errno;
+    bool closed = fclose(f) == 0;
+    if (!written || !closed) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
 }

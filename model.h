@@ -31,6 +31,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "pe.h"
@@ -841,6 +842,8 @@ inline void save_checkpoint(const std::string& path, const Model& m, const Heade
 // Reads and checks a header: magic, version, kind, and that the file holds exactly the tensors
 // the header announces (so truncated or padded files are caught before anything is loaded).
 inline Header read_checkpoint_header(const std::string& path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("%s is a directory, not a checkpoint file", path.c_str());
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));
     Header h(HEADER_FIELDS, 0);

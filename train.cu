@@ -533,12 +533,6 @@ static void make_directory(const std::string& path) {
     if (access(path.c_str(), W_OK) != 0) fail("can not write in run directory %s: %s", path.c_str(), strerror(errno));
 }
 
-static void write_text(const std::string& path, const std::string& text) {
-    std::ofstream f(path);
-    f << text;
-    if (!f) fail("can not write %s", path.c_str());
-}
-
 // the shortest text that reads back as the same double
 static std::string format_double(double v) {
     char buf[32];
@@ -612,6 +606,8 @@ static double validate_and_save(Run* r) {
     return accuracy;
 }
 
+static const double PROGRESS_LOG_SECONDS = 15;
+
 // Trains until --steps (or stop_at, for tests), validating every --eval-every steps and at the end.
 static void train(Run* r, int stop_at) {
     RunConfig& c = *r->config;
@@ -636,14 +632,17 @@ static void train(Run* r, int stop_at) {
         double accuracy = validate ? validate_and_save(r) : -1;
         if (validate) fprintf(log, "%.6f", accuracy);
         fprintf(log, "\n");
-        if (!validate && !(terminal && seconds_since(last_print) > 0.5)) continue;
+        // a terminal redraws one line twice a second; a log (nohup, a sweep, CI) gets a line
+        // every PROGRESS_LOG_SECONDS, so a long run shows it is alive between validations
+        if (!validate && seconds_since(last_print) < (terminal ? 0.5 : PROGRESS_LOG_SECONDS)) continue;
 
         double elapsed = seconds_since(start);
         double left = elapsed / (step + 1 - first_step) * (c.steps - step - 1);
         printf("%sstep %*d/%d | loss %.4f | %.1fk tok/s | %s elapsed, %s left", terminal ? "\r" : "", (int)std::to_string(c.steps).size(),
                step + 1, c.steps, window_loss / window_steps, window_tokens / window_seconds / 1000, format_duration(elapsed).c_str(),
                format_duration(left).c_str());
-        if (validate) printf(" | valid %.3f%s\n", accuracy, r->progress.best_step == step + 1 ? " (best)" : "");
+        if (validate) printf(" | valid %.3f%s", accuracy, r->progress.best_step == step + 1 ? " (best)" : "");
+        if (validate || !terminal) printf("\n");
         fflush(stdout);
         fflush(log);
         last_print = std::chrono::steady_clock::now();

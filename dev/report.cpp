@@ -178,12 +178,6 @@ static std::string read_text(const std::string& path) {
     return s.str();
 }
 
-static void write_text(const std::string& path, const std::string& text) {
-    std::ofstream f(path);
-    f << text;
-    if (!f) fail("can not write %s", path.c_str());
-}
-
 // ----------------------------------------------------------------------------
 // the runs of a sweep
 

@@ -199,6 +199,7 @@ static void write_bytes(const std::string& path, const std::vector<char>& bytes)
 }
 
 static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
+    TEST_ASSERT_THROWS_WITH(read_checkpoint_header("/tmp"), "/tmp is a directory, not a checkpoint file");
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r(&c);
@@ -271,6 +272,12 @@ static void test_resume_continues_bit_exactly(void) {
 }
 
 // model.bin is the checkpoint of the first step with the best valid accuracy in log.tsv
+// a full disk shows only at the flush: the error must still name the file and the reason
+static void test_a_failed_write_names_the_file_and_the_reason(void) {
+    TEST_ASSERT_THROWS_WITH(write_text("/dev/full", "{}\n"), "can not write /dev/full: No space left on device");
+    TEST_ASSERT_THROWS_WITH(write_text("/nonexistent/results.json", "{}\n"), "can not write /nonexistent/results.json: No such file");
+}
+
 static void test_model_bin_is_the_best_validation_checkpoint(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 16);
@@ -372,6 +379,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
     RUN_TEST(test_corrupt_and_truncated_checkpoints_are_refused);
+    RUN_TEST(test_a_failed_write_names_the_file_and_the_reason);
     RUN_TEST(test_loading_into_a_different_model_is_refused);
     RUN_TEST(test_resume_continues_bit_exactly);
     RUN_TEST(test_model_bin_is_the_best_validation_checkpoint);
