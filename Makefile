@@ -60,7 +60,7 @@ test/test_report: test/test_report.cpp test/unity.h dev/report.cpp $(REPORT_HEAD
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 # Runs every test program even when one fails; the exit status says whether all passed.
-test: train dev/report $(TESTS)
+test: train $(DEV_TOOLS) $(TESTS)
 	@status=0; for t in $(TESTS); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 # The paper's headline experiment in miniature: all five PEs on copy, one seed, then the report
