@@ -8,7 +8,8 @@
 
 CXX ?= g++
 CXXFLAGS ?= -O3 -march=native
-CXXFLAGS += -std=c++17 -Wall -Wextra -fopenmp
+# override: `make CXXFLAGS=-O0` replaces the flags above, never these, which every build needs
+override CXXFLAGS += -std=c++17 -Wall -Wextra -fopenmp
 NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3

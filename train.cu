@@ -700,6 +700,8 @@ static void prepare_run(Run* r) {
     Header state;
     if (!c->resume.empty()) {
         state = read_checkpoint_header(c->resume + "/state.bin");
+        if (state[H_KIND] != CKPT_TRAIN_STATE)  // parameters alone would restart AdamW from zero
+            fail("%s/state.bin holds parameters only, no AdamW state: --resume needs the state.bin a run saves", c->resume.c_str());
         r->progress = restore_run(state, c);
         c->model = header_preset(state);
     }
@@ -866,10 +868,25 @@ static void show_examples(const Task& task, const RunConfig& c) {
     }
 }
 
+// No prompt of any task comes near this; a longer line is not a prompt (`< /dev/zero`, a binary
+// file), and reading it whole would take memory without bound.
+static const size_t MAX_PROMPT_CHARS = 1 << 16;
+
+// one line of standard input without its newline, or false at the end of the input
+static bool read_prompt_line(std::string* line, int number) {
+    line->clear();
+    for (int ch; (ch = getchar()) != EOF;) {
+        if (ch == '\n') return true;
+        if (line->size() == MAX_PROMPT_CHARS) fail("line %d is longer than %zu characters: not a prompt", number, MAX_PROMPT_CHARS);
+        line->push_back((char)ch);
+    }
+    return !line->empty();
+}
+
 static void answer_prompts(const Task& task) {
     Vocab vocab = make_vocab(task);
     std::string line;
-    for (int number = 1; std::getline(std::cin, line); number++) {
+    for (int number = 1; read_prompt_line(&line, number); number++) {
         if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
         int length = 0;
         try {

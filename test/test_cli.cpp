@@ -92,7 +92,7 @@ static void test_help_lists_every_task_pe_preset_and_flag(void) {
 }
 
 static void test_bad_input_gets_one_error_line_and_exit_1(void) {
-    struct Bad { const char* args; const char* input; const char* message; };
+    struct Bad { const char* args; std::string input; const char* message; };
     const Bad cases[] = {
         {"--task copyy --show 1", "", "unknown task 'copyy' (valid: copy copy_rsc2x"},
         {"--tsk copy", "", "unknown flag '--tsk' (valid: --task"},
@@ -128,6 +128,8 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--bench-seq 64", "", "--bench-seq is read only with --bench"},
         {"--bench --bench-seq 1", "", "--bench-seq expects at least 2 tokens"},
         {"--out ''", "", "--out needs a value, got an empty string"},
+        {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
+        {"--load /tmp", "", "/tmp is a directory, not a checkpoint file"},
     };
     for (const Bad& b : cases) {
         std::string problem = error_problem(train(b.args, b.input), b.message);
@@ -159,6 +161,23 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     Result resumed = train("--resume " + dir);  // already finished: nothing to train, same report
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, resumed.status, resumed.err.c_str());
     TEST_ASSERT_EQUAL_INT(7, lines(read_file(dir + "/log.tsv")).size());
+
+    // parameters alone can not resume a run: AdamW would silently restart from zero
+    TEST_ASSERT_EQUAL_INT(0, system(("cp " + dir + "/model.bin " + dir + "/state.bin").c_str()));
+    std::string problem = error_problem(train("--resume " + dir), "state.bin holds parameters only, no AdamW state");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+}
+
+// `make CXXFLAGS=...` replaces only the optimisation flags: the language standard and OpenMP,
+// without which nothing builds, stay
+static void test_make_keeps_the_required_flags_when_cxxflags_are_given(void) {
+    int status = system("make -s -B -n CXXFLAGS=-O0 train test/test_pe > /tmp/test_cli_make.txt 2>&1");
+    std::string commands = read_file("/tmp/test_cli_make.txt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, status, commands.c_str());
+    TEST_ASSERT_MESSAGE(commands.find("-O0") != std::string::npos, commands.c_str());
+    for (const char* required : {"-std=c++17", "-fopenmp"})
+        for (const std::string& line : lines(commands))
+            TEST_ASSERT_MESSAGE(line.find(required) != std::string::npos, (required + std::string(" missing: ") + line).c_str());
 }
 
 static void test_answer_prints_the_lines_before_a_bad_one(void) {
@@ -178,6 +197,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_help_lists_every_task_pe_preset_and_flag);
     RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
+    RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     return UNITY_END();
 }
