@@ -71,7 +71,7 @@ struct RunConfig {
     std::string out;  // "": runs/TASK-PE-MODEL-sSEED
     std::string resume, load, dump_state;
     int sample = 0, threads = 0;
-    bool bench = false;
+    bool bench = false, force = false;
     int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
     std::string device = "auto";   // auto: the GPU when there is one
     std::string precision = "tf32";
@@ -141,6 +141,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--train-max", FLAG_INT, &c->data.train_max, true, DATA, "longest training length (default: the task's)"},
         {"--test-max", FLAG_INT, &c->data.test_max, true, DATA, "longest test length (default: the task's)"},
         {"--out", FLAG_STRING, &c->out, false, TRAIN, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
+        {"--force", FLAG_SWITCH, &c->force, false, TRAIN, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
         {"--load", FLAG_STRING, &c->load, false, LOAD, "evaluate this checkpoint (model.bin or state.bin) again"},
         {"--sample", FLAG_INT, &c->sample, false, TRAIN | RESUME | LOAD, "after evaluating, decode N valid and N test examples greedily"},
@@ -693,6 +694,21 @@ static void build(Run* r) {
            c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
 }
 
+// The files a run writes in its directory (README, "The run directory").
+static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg"};
+
+// A new run never silently replaces an earlier one, and a directory never mixes two runs: with
+// --force, every file of the earlier run goes before the new one writes its first.
+static void clear_for_new_run(const std::string& dir, bool force) {
+    std::vector<std::string> found;
+    for (const char* file : RUN_FILES)
+        if (access((dir + "/" + file).c_str(), F_OK) == 0) found.push_back(dir + "/" + file);
+    if (found.empty()) return;
+    if (!force) fail("%s holds an earlier run: --resume %s continues it, --force replaces it, or choose another --out", dir.c_str(), dir.c_str());
+    for (const std::string& path : found)
+        if (remove(path.c_str()) != 0) fail("can not remove %s: %s", path.c_str(), strerror(errno));
+}
+
 // Everything before the first step: settings (a resumed run's come from its state.bin), the
 // run directory, data, model (and a resumed run's parameters and AdamW state), config.json.
 static void prepare_run(Run* r) {
@@ -708,8 +724,7 @@ static void prepare_run(Run* r) {
     resolve_config(c);
     r->dir = !c->resume.empty() ? c->resume : !c->out.empty() ? c->out : "runs/" + c->task + "-" + c->pe + "-" + c->model + "-s" + std::to_string(c->seed);
     make_directory(r->dir);
-    if (c->resume.empty() && access((r->dir + "/state.bin").c_str(), F_OK) == 0)
-        printf("note: %s holds an earlier run; this one replaces its files (--resume %s would have continued it)\n", r->dir.c_str(), r->dir.c_str());
+    if (c->resume.empty()) clear_for_new_run(r->dir, c->force);
     build(r);
     if (!c->resume.empty()) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);

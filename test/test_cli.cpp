@@ -153,6 +153,19 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     std::string results = read_file(dir + "/results.json");
     TEST_ASSERT_MESSAGE(results.find("\"best_step\": ") != std::string::npos && results.find("\"test\": {\"accuracy\": ") != std::string::npos, results.c_str());
 
+    // the same directory again: refused, the earlier run intact; replaced whole with --force
+    std::string problem = error_problem(train(small + " --out " + dir), "holds an earlier run: --resume " + dir + " continues it");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));
+    std::string shorter = small;
+    shorter.replace(shorter.find("--steps 6"), 9, "--steps 3");
+    Result replaced = train(shorter + " --force --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
+    TEST_ASSERT_EQUAL_INT(4, lines(read_file(dir + "/log.tsv")).size());  // header and 3 steps
+    TEST_ASSERT_MESSAGE(read_file(dir + "/config.json").find("\"steps\": 3,") != std::string::npos, "config.json of the old run");
+    TEST_ASSERT_EQUAL_INT(0, train(small + " --force --out " + dir).status);  // the 6-step run again, for what follows
+    TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));       // and it repeats bit for bit
+
     Result loaded = train("--load " + dir + "/model.bin --device cpu");  // wherever it was trained
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, loaded.status, loaded.err.c_str());
     std::string table = r.out.substr(r.out.find("length   valid"), r.out.find("wrote") - r.out.find("length   valid"));
@@ -164,7 +177,7 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
 
     // parameters alone can not resume a run: AdamW would silently restart from zero
     TEST_ASSERT_EQUAL_INT(0, system(("cp " + dir + "/model.bin " + dir + "/state.bin").c_str()));
-    std::string problem = error_problem(train("--resume " + dir), "state.bin holds parameters only, no AdamW state");
+    problem = error_problem(train("--resume " + dir), "state.bin holds parameters only, no AdamW state");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
 }
 
