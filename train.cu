@@ -126,7 +126,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--d-ff", FLAG_INT, &c->d_ff, true, MODEL, "feed-forward width (default: the preset's)"},
         {"--rope-frac", FLAG_FLOAT, &c->rope_frac, true, MODEL, "fraction of each head RoPE rotates (paper: 0.25)"},
         {"--dropout", FLAG_FLOAT, &c->dropout, true, MODEL, "dropout probability (default: the preset's; paper 0.1)"},
-        {"--steps", FLAG_INT, &c->steps, true, TRAIN | BENCH, "optimizer steps (default: the preset's; paper 40000)"},
+        {"--steps", FLAG_INT, &c->steps, true, TRAIN, "optimizer steps (default: the preset's; paper 40000)"},
         {"--batch", FLAG_INT, &c->batch, true, MODEL, "sequences per batch (paper: 64)"},
         {"--lr", FLAG_FLOAT, &c->lr, true, TRAIN | BENCH, "peak learning rate (default: the preset's; paper 3e-5)"},
         {"--warmup-frac", FLAG_FLOAT, &c->warmup_frac, true, TRAIN | BENCH, "linear warmup, fraction of the steps (paper: 0.06)"},

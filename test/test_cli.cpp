@@ -127,6 +127,7 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--split test", "", "--split is read only with --show"},
         {"--bench-seq 64", "", "--bench-seq is read only with --bench"},
         {"--bench --bench-seq 1", "", "--bench-seq expects at least 2 tokens"},
+        {"--bench --steps 3", "", "--steps can not be combined with --bench"},  // --bench times a fixed 10 steps
         {"--out ''", "", "--out needs a value, got an empty string"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
         {"--load /tmp", "", "/tmp is a directory, not a checkpoint file"},
