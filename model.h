@@ -822,21 +822,26 @@ inline std::string header_preset(const Header& h) { return header_name(h, H_PRES
 
 inline size_t header_num_params(const Header& h) { return (size_t)(uint32_t)h[H_NUM_PARAMS_LO] | (size_t)(uint32_t)h[H_NUM_PARAMS_HI] << 32; }
 
-inline void write_reals(FILE* f, const std::vector<real>& x) {
+inline bool write_reals(FILE* f, const std::vector<real>& x) {
     std::vector<float> buffer(x.begin(), x.end());
-    if (fwrite(buffer.data(), sizeof(float), buffer.size(), f) != buffer.size()) fail("write failed");
+    return fwrite(buffer.data(), sizeof(float), buffer.size(), f) == buffer.size();
 }
 
-// Written to PATH.tmp and renamed, so a crash mid-write never leaves a truncated checkpoint.
+// Written to PATH.tmp and renamed, so a crash mid-write never leaves a truncated checkpoint; a
+// write that fails (a full disk) names the file and the reason and leaves no PATH.tmp behind.
 inline void save_checkpoint(const std::string& path, const Model& m, const Header& header) {
     std::string tmp = path + ".tmp";
     FILE* f = fopen(tmp.c_str(), "wb");
     if (!f) fail("can not write %s: %s", tmp.c_str(), strerror(errno));
-    bool ok = fwrite(header.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS;
-    write_reals(f, m.params);
-    if (header[H_KIND] == CKPT_TRAIN_STATE) write_reals(f, m.adam_m), write_reals(f, m.adam_v);
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp.c_str(), path.c_str()) != 0) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    bool state = header[H_KIND] == CKPT_TRAIN_STATE;
+    bool written = fwrite(header.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS && write_reals(f, m.params) &&
+                   (!state || (write_reals(f, m.adam_m) && write_reals(f, m.adam_v))) && fflush(f) == 0;
+    int error = errno;  // why the write failed, if it did
+    bool closed = fclose(f) == 0;
+    if (written && closed && rename(tmp.c_str(), path.c_str()) == 0) return;
+    if (written) error = errno;  // the close or the rename failed
+    remove(tmp.c_str());
+    fail("can not write %s: %s", path.c_str(), strerror(error));
 }
 
 // Reads and checks a header: magic, version, kind, and that the file holds exactly the tensors

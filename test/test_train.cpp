@@ -276,6 +276,17 @@ static void test_resume_continues_bit_exactly(void) {
 static void test_a_failed_write_names_the_file_and_the_reason(void) {
     TEST_ASSERT_THROWS_WITH(write_text("/dev/full", "{}\n"), "can not write /dev/full: No space left on device");
     TEST_ASSERT_THROWS_WITH(write_text("/nonexistent/results.json", "{}\n"), "can not write /nonexistent/results.json: No such file");
+
+    // a checkpoint whose rename fails (a non-empty directory stands where it goes): the error
+    // names it, and its .tmp is gone
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 4);
+    Run r(&c);
+    prepare_quietly(&r);
+    TEST_ASSERT_EQUAL_INT(0, mkdir((dir + "/model.bin").c_str(), 0755) + mkdir((dir + "/model.bin/x").c_str(), 0755));
+    TEST_ASSERT_THROWS_WITH(save_checkpoint(dir + "/model.bin", r.model, run_header(r.model, CKPT_MODEL, &c, r.progress)),
+                            "can not write " + dir + "/model.bin: ");
+    TEST_ASSERT_FALSE(access((dir + "/model.bin.tmp").c_str(), F_OK) == 0);
 }
 
 static void test_model_bin_is_the_best_validation_checkpoint(void) {
