@@ -67,6 +67,10 @@ static void write_run(const std::string& dir, const std::string& task, const std
 // ----------------------------------------------------------------------------
 // mean reciprocal rank
 
+static bool ends_with(const std::string& text, const std::string& tail) {
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 static void test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column(void) {
     //                        nope  ape   t5    alibi rope     ranks (1 = best)                 RR
     // copy s1                0.9   0.1   0.5   0.5   0.3      1 5 2 3 4 (t5 before alibi)      1    1/5  1/2  1/3  1/4
@@ -309,7 +313,7 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
     const std::string tail = "MRR without the 2 all-tied columns, over 2: nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
                              "MRR over the tasks some PE learned (2 columns): nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
                              "MRR over 4 columns: nope 1.000  alibi 0.375  ape 0.350  t5 0.333  rope 0.225\n";
-    TEST_ASSERT_MESSAGE(summary.size() >= tail.size() && summary.compare(summary.size() - tail.size(), tail.size(), tail) == 0, summary.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
     fs::remove_all(dir);
 }
 
@@ -351,7 +355,7 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
     const std::string tail = "all-tied columns: none of 4\n"
                              "MRR over the tasks some PE learned (2 columns): rope 1.000  alibi 0.500  t5 0.333  nope 0.250  ape 0.200\n"
                              "MRR over 4 columns: alibi 0.750  rope 0.600  nope 0.375  t5 0.292  ape 0.267\n";
-    TEST_ASSERT_MESSAGE(summary.size() >= tail.size() && summary.compare(summary.size() - tail.size(), tail.size(), tail) == 0, summary.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
     fs::remove_all(dir);
 }
 
