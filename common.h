@@ -11,6 +11,7 @@
    - word helpers: prompts and targets are lists of words separated by single spaces
    - names_of(): a table's names, for the "valid: ..." part of error messages
    - write_text(): a whole text file, or fail() naming the file and the reason
+   - crc32_update(): the CRC-32 checkpoints carry
 */
 #pragma once
 
@@ -158,4 +159,23 @@ inline void write_text(const std::string& path, const std::string& text) {
     int error = errno;
     bool closed = fclose(f) == 0;
     if (!written || !closed) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
+}
+
+// CRC-32 with the IEEE polynomial, bit-reflected: the checksum of zlib's crc32(), gzip and PNG,
+// so another program can check a checkpoint with its own library. Feed data in pieces, starting
+// from crc = 0. Any 1 or 2 flipped bits, and any burst of up to 32, change it.
+inline uint32_t crc32_update(uint32_t crc, const void* data, size_t bytes) {
+    static const std::vector<uint32_t> table = [] {
+        std::vector<uint32_t> t(256);
+        for (uint32_t n = 0; n < 256; n++) {
+            uint32_t c = n;
+            for (int bit = 0; bit < 8; bit++) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+            t[n] = c;
+        }
+        return t;
+    }();
+    const uint8_t* p = (const uint8_t*)data;
+    crc = ~crc;
+    for (size_t i = 0; i < bytes; i++) crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+    return ~crc;
 }

@@ -77,6 +77,11 @@ inline void gpu_download(Model* m, const GpuModel& g) {
     cudaCheck(cudaMemcpy(m->adam_v.data(), g.adam_v, bytes, cudaMemcpyDeviceToHost));
 }
 
+// the gradients of the last backward into the host model (for the non-finite diagnostic)
+inline void gpu_download_grads(Model* m, const GpuModel& g) {
+    cudaCheck(cudaMemcpy(m->grads.data(), g.grads, m->layout.total * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
 // the PE's tables copied to the GPU (owned by g), as a PE the kernels take
 inline PE gpu_pe(GpuModel* g, const PETables& t) {
     return {t.kind, t.C, t.NH, t.rot, g->upload(t.ape), g->upload(t.slope), g->upload(t.bucket), g->upload(t.rope_cos), g->upload(t.rope_sin)};
@@ -199,10 +204,13 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop) {
     embedding_backward_gpu(g->grad(P_WTE), A(A_D_BRANCH), g->tokens, B, T, C, V);
 }
 
-// clip_gradients and adamw_update on the GPU, tensor by tensor as model.h walks them; returns
-// the gradient norm before clipping
-inline double gpu_update(GpuModel* g, const OptimConfig& o, double lr, int t, double max_norm) {
-    double norm = clip_gradients_gpu(g->grads, g->layout.total, max_norm, g->norm_partials);
+// clip_gradients of model.h on the GPU: returns the gradient norm before clipping
+inline double gpu_clip_gradients(GpuModel* g, double max_norm) {
+    return clip_gradients_gpu(g->grads, g->layout.total, max_norm, g->norm_partials);
+}
+
+// adamw_update of model.h on the GPU, tensor by tensor as model.h walks them
+inline void gpu_adamw_update(GpuModel* g, const OptimConfig& o, double lr, int t) {
     double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
     for (int id = 0; id < NUM_PARAMS; id++)
         for (int l = 0; l < (PARAMS[id].per_layer ? g->config.L : 1); l++) {
@@ -213,7 +221,6 @@ inline double gpu_update(GpuModel* g, const OptimConfig& o, double lr, int t, do
                                                o.beta1, o.beta2, o.eps);
             launchCheck();
         }
-    return norm;
 }
 
 // the logits of the last forward, (B, T, V), copied to the host

@@ -31,7 +31,9 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "pe.h"
@@ -775,14 +777,16 @@ inline void adamw_update(Model* m, const OptimConfig& o, double lr, int t) {
 // checkpoints: a header of 256 int32, then float32 tensors in layout order (README: "Checkpoints")
 
 static const int32_t CHECKPOINT_MAGIC = 20261122;
-static const int32_t CHECKPOINT_VERSION = 1;
+static const int32_t CHECKPOINT_VERSION = 2;  // 2: CRC-32s of the tensors (field 13) and header (255)
 enum CheckpointKind { CKPT_MODEL = 1, CKPT_TRAIN_STATE = 2 };  // parameters; or parameters, AdamW m, v
 enum HeaderField {
     H_MAGIC, H_VERSION, H_KIND, H_LAYERS, H_D_MODEL, H_HEADS, H_D_FF, H_VOCAB, H_PE, H_ROPE_FRAC, H_DROPOUT,
     H_NUM_PARAMS_LO, H_NUM_PARAMS_HI,  // float32 values per tensor set: layout.total
+    H_PAYLOAD_CRC,                     // CRC-32 of every byte after the header
     H_TASK = 16,                       // the task's name, NUL-padded, 32 bytes: fields 16-23
     H_PRESET = 24,                     // the model preset's name, likewise: fields 24-31
-    H_RUN = 32,                        // fields 32-255: the run's settings and progress (train.cu)
+    H_RUN = 32,                        // fields 32-254: the run's settings and progress (train.cu)
+    H_HEADER_CRC = 255,                // CRC-32 of fields 0-254
     HEADER_FIELDS = 256
 };
 static const int NAME_BYTES = 32;
@@ -821,31 +825,82 @@ inline std::string header_task(const Header& h) { return header_name(h, H_TASK);
 inline std::string header_preset(const Header& h) { return header_name(h, H_PRESET); }
 
 inline size_t header_num_params(const Header& h) { return (size_t)(uint32_t)h[H_NUM_PARAMS_LO] | (size_t)(uint32_t)h[H_NUM_PARAMS_HI] << 32; }
+inline uint32_t header_crc(const Header& h) { return crc32_update(0, h.data(), H_HEADER_CRC * sizeof(int32_t)); }
+
+// The tensor sets a checkpoint of this kind holds, in file order (of a Model or a const Model).
+template <typename M>
+auto checkpoint_sets(M* m, int kind) -> std::vector<decltype(&m->params)> {
+    if (kind == CKPT_TRAIN_STATE) return {&m->params, &m->adam_m, &m->adam_v};
+    return {&m->params};
+}
+
+// "wq of layer 2, element 17": where a flat parameter index lives, for messages about bad values
+inline std::string param_location(const Model& m, size_t index) {
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < (PARAMS[id].per_layer ? m.config.L : 1); l++) {
+            size_t start = m.layout.at(id, l), n = param_numel(m.config, id);
+            if (index < start || index >= start + n) continue;
+            std::string layer = PARAMS[id].per_layer ? " of layer " + std::to_string(l) : "";
+            return std::string(PARAMS[id].name) + layer + ", element " + std::to_string(index - start);
+        }
+    return "index " + std::to_string(index) + " (past the last tensor)";
+}
+
+// the first value that is NaN or infinite, or SIZE_MAX if all are finite
+inline size_t first_nonfinite(const std::vector<real>& x) {
+    for (size_t i = 0; i < x.size(); i++)
+        if (!std::isfinite(x[i])) return i;
+    return SIZE_MAX;
+}
 
 inline bool write_reals(FILE* f, const std::vector<real>& x) {
     std::vector<float> buffer(x.begin(), x.end());
     return fwrite(buffer.data(), sizeof(float), buffer.size(), f) == buffer.size();
 }
 
-// Written to PATH.tmp and renamed, so a crash mid-write never leaves a truncated checkpoint; a
-// write that fails (a full disk) names the file and the reason and leaves no PATH.tmp behind.
-inline void save_checkpoint(const std::string& path, const Model& m, const Header& header) {
+// fsync(2) by path: a file's bytes, or a directory's entries (a rename), reach the disk before
+// the program goes on, so a power cut can not leave a checkpoint that is renamed but empty.
+inline bool sync_path(const std::string& path) {
+    int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    bool synced = fsync(fd) == 0;
+    return close(fd) == 0 && synced;
+}
+
+inline std::string directory_of(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Written to PATH.tmp, synced, renamed over PATH, and the directory synced: a crash at any moment
+// leaves either the old checkpoint or the new one, whole. A write that fails (a full disk) names
+// the file and the reason and leaves no PATH.tmp behind.
+inline void save_checkpoint(const std::string& path, const Model& m, Header header) {
+    std::vector<std::vector<float>> sets;
+    uint32_t crc = 0;
+    for (const std::vector<real>* set : checkpoint_sets(&m, header[H_KIND])) {
+        sets.emplace_back(set->begin(), set->end());
+        crc = crc32_update(crc, sets.back().data(), sets.back().size() * sizeof(float));
+    }
+    header[H_PAYLOAD_CRC] = (int32_t)crc;
+    header[H_HEADER_CRC] = (int32_t)header_crc(header);
     std::string tmp = path + ".tmp";
     FILE* f = fopen(tmp.c_str(), "wb");
     if (!f) fail("can not write %s: %s", tmp.c_str(), strerror(errno));
-    bool state = header[H_KIND] == CKPT_TRAIN_STATE;
-    bool written = fwrite(header.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS && write_reals(f, m.params) &&
-                   (!state || (write_reals(f, m.adam_m) && write_reals(f, m.adam_v))) && fflush(f) == 0;
+    bool written = fwrite(header.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS;
+    for (const std::vector<float>& set : sets) written = written && fwrite(set.data(), sizeof(float), set.size(), f) == set.size();
+    written = written && fflush(f) == 0 && fsync(fileno(f)) == 0;
     int error = errno;  // why the write failed, if it did
     bool closed = fclose(f) == 0;
-    if (written && closed && rename(tmp.c_str(), path.c_str()) == 0) return;
-    if (written) error = errno;  // the close or the rename failed
+    if (written && closed && rename(tmp.c_str(), path.c_str()) == 0 && sync_path(directory_of(path))) return;
+    if (written) error = errno;  // the close, the rename or the directory's sync failed
     remove(tmp.c_str());
     fail("can not write %s: %s", path.c_str(), strerror(error));
 }
 
-// Reads and checks a header: magic, version, kind, and that the file holds exactly the tensors
-// the header announces (so truncated or padded files are caught before anything is loaded).
+// Reads and checks a header: magic, version, the header's CRC, kind, and that the file holds
+// exactly the tensors the header announces (so truncated or padded files are caught before
+// anything is loaded). The tensors' CRC is checked as they load.
 inline Header read_checkpoint_header(const std::string& path) {
     struct stat st;
     if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("%s is a directory, not a checkpoint file", path.c_str());
@@ -859,6 +914,7 @@ inline Header read_checkpoint_header(const std::string& path) {
     if (got != HEADER_FIELDS) fail("%s is not a checkpoint: shorter than its 1024-byte header", path.c_str());
     if (h[H_MAGIC] != CHECKPOINT_MAGIC) fail("%s is not a checkpoint (magic %d, expected %d)", path.c_str(), h[H_MAGIC], CHECKPOINT_MAGIC);
     if (h[H_VERSION] != CHECKPOINT_VERSION) fail("%s is checkpoint version %d; this build reads version %d", path.c_str(), h[H_VERSION], CHECKPOINT_VERSION);
+    if ((uint32_t)h[H_HEADER_CRC] != header_crc(h)) fail("%s is corrupt: its header fails its CRC-32 check (a field was edited or damaged)", path.c_str());
     if (h[H_KIND] != CKPT_MODEL && h[H_KIND] != CKPT_TRAIN_STATE) fail("%s has unknown checkpoint kind %d", path.c_str(), h[H_KIND]);
     size_t sets = h[H_KIND] == CKPT_TRAIN_STATE ? 3 : 1;
     size_t expected = HEADER_FIELDS * 4 + sets * header_num_params(h) * 4;
@@ -867,17 +923,9 @@ inline Header read_checkpoint_header(const std::string& path) {
     return h;
 }
 
-inline void read_reals(FILE* f, std::vector<real>* x, const std::string& path) {
-    std::vector<float> buffer(x->size());
-    if (fread(buffer.data(), sizeof(float), buffer.size(), f) != buffer.size()) fail("%s: read failed", path.c_str());
-    for (size_t i = 0; i < buffer.size(); i++) {
-        if (!std::isfinite(buffer[i])) fail("%s is corrupt: value %zu is not finite", path.c_str(), i);
-        (*x)[i] = buffer[i];
-    }
-}
-
 // Loads the tensors of a checkpoint (header already read and checked) into a model made with
-// the same configuration; any difference is an error naming the field.
+// the same configuration; any difference is an error naming the field. The tensors must pass
+// their CRC and be finite (a NaN saved by a diverged run is named, tensor and element).
 inline void load_checkpoint(const std::string& path, const Header& h, Model* m) {
     Header mine = checkpoint_header(*m, (CheckpointKind)h[H_KIND], header_task(h), header_preset(h));
     const char* names[] = {"layers", "d_model", "heads", "d_ff", "vocabulary", "pe", "rope_frac"};
@@ -887,7 +935,22 @@ inline void load_checkpoint(const std::string& path, const Header& h, Model* m) 
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));
     fseek(f, HEADER_FIELDS * 4, SEEK_SET);
-    read_reals(f, &m->params, path);
-    if (h[H_KIND] == CKPT_TRAIN_STATE) read_reals(f, &m->adam_m, path), read_reals(f, &m->adam_v, path);
+    std::vector<float> buffer(m->layout.total);
+    uint32_t crc = 0;
+    for (std::vector<real>* set : checkpoint_sets(m, h[H_KIND])) {
+        if (fread(buffer.data(), sizeof(float), buffer.size(), f) != buffer.size()) {
+            fclose(f);
+            fail("%s: read failed", path.c_str());
+        }
+        crc = crc32_update(crc, buffer.data(), buffer.size() * sizeof(float));
+        set->assign(buffer.begin(), buffer.end());
+    }
     fclose(f);
+    if (crc != (uint32_t)h[H_PAYLOAD_CRC]) fail("%s is corrupt: its tensors fail their CRC-32 check (a bit changed on disk)", path.c_str());
+    const char* set_names[] = {"parameter", "AdamW first moment", "AdamW second moment"};
+    std::vector<std::vector<real>*> sets = checkpoint_sets(m, h[H_KIND]);
+    for (size_t s = 0; s < sets.size(); s++) {
+        size_t bad = first_nonfinite(*sets[s]);
+        if (bad != SIZE_MAX) fail("%s holds a value that is not finite: %s %s", path.c_str(), set_names[s], param_location(*m, bad).c_str());
+    }
 }

@@ -24,6 +24,7 @@
  "train: error: ...", and exit status 1.
 */
 #include <omp.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,7 +72,7 @@ struct RunConfig {
     std::string out;  // "": runs/TASK-PE-MODEL-sSEED
     std::string resume, load, dump_state;
     int sample = 0, threads = 0;
-    bool bench = false, force = false;
+    bool bench = false, force = false, skip_nonfinite = false;
     int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
     std::string device = "auto";   // auto: the GPU when there is one
     std::string precision = "tf32";
@@ -132,6 +133,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--warmup-frac", FLAG_FLOAT, &c->warmup_frac, true, TRAIN | BENCH, "linear warmup, fraction of the steps (paper: 0.06)"},
         {"--weight-decay", FLAG_FLOAT, &c->weight_decay, true, TRAIN | BENCH, "AdamW weight decay (paper: 0.05)"},
         {"--grad-clip", FLAG_FLOAT, &c->grad_clip, true, TRAIN | BENCH, "global gradient norm clip (paper: 1.0)"},
+        {"--skip-nonfinite", FLAG_SWITCH, &c->skip_nonfinite, true, TRAIN, "skip an update whose loss or gradient is not finite (default: stop)"},
         {"--eval-every", FLAG_INT, &c->eval_every, true, TRAIN, "steps between validations (default: the preset's)"},
         {"--seed", FLAG_U64, &c->seed, true, MODEL, "seed of initialisation, batch order and dropout"},
         {"--data-seed", FLAG_U64, &c->data.seed, true, DATA, "seed of the data (paper: 9842497)"},
@@ -280,25 +282,35 @@ static void resolve_config(RunConfig* c) {
 // ----------------------------------------------------------------------------
 // run fields: the saved flags, two int32 header fields each, after the run's progress
 
-enum RunProgress { R_STEP = H_RUN, R_BEST_STEP, R_BEST_ACCURACY, R_FLAGS = R_BEST_ACCURACY + 2 };
+enum RunProgress { R_STEP = H_RUN, R_BEST_STEP, R_BEST_ACCURACY, R_SKIPPED = R_BEST_ACCURACY + 2, R_FLAGS };
 
 struct Progress {
-    int step = 0;            // updates done
-    int best_step = 0;       // the update after which valid accuracy was best
+    int step = 0;            // steps done (updates made, plus any skipped by --skip-nonfinite)
+    int best_step = 0;       // the step after which valid accuracy was best
     double best_accuracy = -1;
+    int skipped = 0;         // steps whose update --skip-nonfinite skipped
 };
+
+// a saved flag's value in its two header fields, and back: integers and switches in the first
+// (the second stays 0), u64 and double as all 64 bits
+static void flag_to_fields(const Flag& f, int32_t* fields) {
+    if (f.type == FLAG_INT) fields[0] = *(int*)f.value;
+    else if (f.type == FLAG_SWITCH) fields[0] = *(bool*)f.value;
+    else memcpy(fields, f.value, 8);
+}
+static void fields_to_flag(const int32_t* fields, const Flag& f) {
+    if (f.type == FLAG_INT) *(int*)f.value = fields[0];
+    else if (f.type == FLAG_SWITCH) *(bool*)f.value = fields[0] != 0;
+    else memcpy(f.value, fields, 8);
+}
 
 static Header run_header(const Model& m, CheckpointKind kind, RunConfig* c, const Progress& p) {
     Header h = checkpoint_header(m, kind, c->task, c->model);
-    h[R_STEP] = p.step, h[R_BEST_STEP] = p.best_step;
+    h[R_STEP] = p.step, h[R_BEST_STEP] = p.best_step, h[R_SKIPPED] = p.skipped;
     memcpy(&h[R_BEST_ACCURACY], &p.best_accuracy, 8);
     int field = R_FLAGS;
-    for (const Flag& f : flag_table(c)) {
-        if (!f.saved) continue;
-        if (f.type == FLAG_INT) h[field] = *(int*)f.value;
-        else memcpy(&h[field], f.value, 8);  // u64 and double: all 64 bits
-        field += 2;
-    }
+    for (const Flag& f : flag_table(c))
+        if (f.saved) flag_to_fields(f, &h[field]), field += 2;
     return h;
 }
 
@@ -308,14 +320,10 @@ static Progress restore_run(const Header& h, RunConfig* c) {
     c->task = header_task(h);
     c->pe = PE_NAMES[h[H_PE]];
     int field = R_FLAGS;
-    for (const Flag& f : flag_table(c)) {
-        if (!f.saved) continue;
-        if (f.type == FLAG_INT) *(int*)f.value = h[field];
-        else memcpy(f.value, &h[field], 8);
-        field += 2;
-    }
+    for (const Flag& f : flag_table(c))
+        if (f.saved) fields_to_flag(&h[field], f), field += 2;
     Progress p;
-    p.step = h[R_STEP], p.best_step = h[R_BEST_STEP];
+    p.step = h[R_STEP], p.best_step = h[R_BEST_STEP], p.skipped = h[R_SKIPPED];
     memcpy(&p.best_accuracy, &h[R_BEST_ACCURACY], 8);
     return p;
 }
@@ -382,6 +390,7 @@ struct Run {
     Dataset data;
     Model model;  // on the CPU: the model itself; with a GPU: the host copy checkpoints read and write
     Progress progress;
+    int saved_step = -1;  // the step state.bin was saved after; -1: none yet
     std::string dir;
     std::unique_ptr<GpuModel> gpu;  // the model on the GPU, or nothing
     std::vector<float> logits;      // a batch's logits copied from the GPU
@@ -401,23 +410,28 @@ static OptimConfig optim_config(const RunConfig& c) {
 
 // Each function below runs on the GPU when the run has one, else on the CPU reference.
 
-// forward (with the batch's targets: returns the loss), backward, clip and AdamW; returns the loss
-static double device_train_step(Run* r, const Batch& batch, const Dropout& drop, int step, double* grad_norm) {
+// Forward (with the batch's targets), backward and clipping, then AdamW only if the loss and the
+// gradient norm are finite: a non-finite step leaves the parameters and AdamW state as they
+// were, for the caller to stop the run or skip the step. Returns whether the update was made.
+static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, int step, double* loss, double* grad_norm) {
     RunConfig& c = *r->config;
     OptimConfig o = optim_config(c);
 #ifdef __CUDACC__
     if (r->gpu) {
-        double loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop);
+        *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop);
         gpu_backward(r->gpu.get(), batch.B, batch.T, drop);
-        *grad_norm = gpu_update(r->gpu.get(), o, lr_at(o, step), step + 1, c.grad_clip);
-        return loss;
+        *grad_norm = gpu_clip_gradients(r->gpu.get(), c.grad_clip);
+        if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
+        gpu_adamw_update(r->gpu.get(), o, lr_at(o, step), step + 1);
+        return true;
     }
 #endif
-    double loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
+    *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
     model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
     *grad_norm = clip_gradients(&r->model, c.grad_clip);
+    if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
     adamw_update(&r->model, o, lr_at(o, step), step + 1);
-    return loss;
+    return true;
 }
 
 // the logits (B, T, V) of a batch, without dropout, in host memory
@@ -437,6 +451,14 @@ static const float* device_logits(Run* r, const Batch& batch) {
 static void device_to_host(Run* r) {
 #ifdef __CUDACC__
     if (r->gpu) gpu_download(&r->model, *r->gpu);
+#endif
+    (void)r;
+}
+
+// the GPU's gradients of the last step into the host model, for the non-finite diagnostic
+static void device_grads_to_host(Run* r) {
+#ifdef __CUDACC__
+    if (r->gpu) gpu_download_grads(&r->model, *r->gpu);
 #endif
     (void)r;
 }
@@ -478,13 +500,44 @@ static void make_model(Run* r, const ModelConfig& mc) {
 }
 
 // ----------------------------------------------------------------------------
+// progress lines
+
+static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// When a progress line is due: a terminal redraws one line twice a second; a log (nohup, a
+// sweep, CI) gets a line every progress_log_seconds, so a long run shows it is alive during
+// training and during evaluation. (Tests set it to 0: a line for every step and batch.)
+static double progress_log_seconds = 15;
+
+struct Ticker {
+    bool terminal = isatty(STDOUT_FILENO);
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+
+    bool due() const { return seconds_since(last) >= (terminal ? 0.5 : progress_log_seconds); }
+    // prints a progress line: redrawn in place on a terminal, one line each time in a log
+    void print(const char* format, ...) {
+        va_list args;
+        va_start(args, format);
+        printf("%s", terminal ? "\r" : "");
+        vprintf(format, args);
+        va_end(args);
+        printf("%s", terminal ? "\033[K" : "\n");  // a terminal: clear what a longer line left
+        fflush(stdout);
+        last = std::chrono::steady_clock::now();
+    }
+};
+
+// ----------------------------------------------------------------------------
 // evaluation
 
 // Greedy decoding reproduces the gold target (and stops at <eos>) iff, with the gold prefix fed
 // in, the argmax at every answer position is the gold token: each greedy step then sees exactly
 // the teacher-forced prefix. So one forward pass per batch decides exact match.
-static SplitResult evaluate(Run* r, const Split& split) {
+static SplitResult evaluate(Run* r, const Split& split, const char* name) {
     int batch_size = r->config->batch, V = r->model.config.V;
+    Ticker ticker;
     std::vector<int> order(split.size());
     for (int i = 0; i < split.size(); i++) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return split.example_len(a) < split.example_len(b); });
@@ -502,6 +555,7 @@ static SplitResult evaluate(Run* r, const Split& split) {
             }
             result.add(split.length[examples[b]], correct);
         }
+        if (ticker.due()) ticker.print("evaluating %s: %zu of %d examples", name, first + examples.size(), split.size());
     }
     return result;
 }
@@ -566,64 +620,177 @@ static std::string format_duration(double seconds) {
     return buf;
 }
 
-static double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// On resume, log.tsv keeps only the rows up to the step the state was saved at: rows written
+// after it belong to steps that will run again. The kept rows go to a new file that replaces the
+// old one only once written whole, so a full disk can not leave log.tsv empty.
+static FILE* open_log(const std::string& path, int resumed_step) {
+    std::string kept;
+    std::ifstream old(path);
+    int rows = 0;
+    for (std::string line; resumed_step > 0 && std::getline(old, line);)
+        if (rows++ == 0 || atoi(line.c_str()) <= resumed_step) kept += line + "\n";
+    if (kept.empty()) kept = "step\tloss\tlr\tgrad_norm\ttokens_per_s\tvalid_accuracy\n";
+    write_text(path + ".tmp", kept);
+    if (rename((path + ".tmp").c_str(), path.c_str()) != 0) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    FILE* f = fopen(path.c_str(), "a");
+    if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    return f;
 }
 
-// On resume, log.tsv keeps only the rows up to the step the state was saved at: rows written
-// after it belong to steps that will run again.
-static FILE* open_log(const std::string& path, int resumed_step) {
-    std::vector<std::string> kept;
-    std::ifstream old(path);
-    for (std::string line; resumed_step > 0 && std::getline(old, line);)
-        if (kept.empty() || atoi(line.c_str()) <= resumed_step) kept.push_back(line);
-    FILE* f = fopen(path.c_str(), "w");
-    if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
-    if (kept.empty()) kept.push_back("step\tloss\tlr\tgrad_norm\ttokens_per_s\tvalid_accuracy");
-    for (const std::string& line : kept) fprintf(f, "%s\n", line.c_str());
-    return f;
+// A write error (a full disk) sticks to the stream until this flush reports it, with its file.
+static void flush_log(FILE* log, const std::string& path) {
+    if (fflush(log) != 0 || ferror(log)) fail("can not write %s: %s", path.c_str(), strerror(errno ? errno : EIO));
 }
 
 // ----------------------------------------------------------------------------
 // training
 
-// one update of the run's model; returns the loss
-static double train_step(Run* r, const Batch& batch, int step, double* grad_norm) {
+// one step of the run's model; returns whether the update was made (the loss and the gradient
+// norm were finite)
+static bool train_step(Run* r, const Batch& batch, int step, double* loss, double* grad_norm) {
     Dropout drop = {(float)r->config->dropout, r->config->seed, step};
-    return device_train_step(r, batch, drop, step, grad_norm);
+    return device_train_step(r, batch, drop, step, loss, grad_norm);
+}
+
+// the state to resume from, after the step in r->progress
+static void save_state(Run* r) {
+    save_checkpoint(r->dir + "/state.bin", r->model, run_header(r->model, CKPT_TRAIN_STATE, r->config, r->progress));
+    r->saved_step = r->progress.step;
+}
+
+// where a stopped run can go on from, for error messages
+static std::string last_state(const Run& r) {
+    if (r.saved_step < 0) return "no state was saved yet";
+    return "its last state, " + r.dir + "/state.bin, is from step " + std::to_string(r.saved_step);
 }
 
 // Validates, keeps the best checkpoint (ties keep the earlier one, as the paper's trainer did)
-// and saves the state to resume from.
+// and saves the state to resume from. A checkpoint never holds a value that is not finite.
 static double validate_and_save(Run* r) {
-    double accuracy = evaluate(r, valid_split(*r)).all.accuracy();
+    double accuracy = evaluate(r, valid_split(*r), "valid").all.accuracy();
     device_to_host(r);
+    size_t bad = first_nonfinite(r->model.params);
+    if (bad != SIZE_MAX)
+        fail("step %d: parameter %s is not finite; nothing saved, %s", r->progress.step, param_location(r->model, bad).c_str(),
+             last_state(*r).c_str());
     if (accuracy > r->progress.best_accuracy) {
         r->progress.best_accuracy = accuracy;
         r->progress.best_step = r->progress.step;
         save_checkpoint(r->dir + "/model.bin", r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
     }
-    save_checkpoint(r->dir + "/state.bin", r->model, run_header(r->model, CKPT_TRAIN_STATE, r->config, r->progress));
+    save_state(r);
     return accuracy;
 }
 
-static const double PROGRESS_LOG_SECONDS = 15;
+// ----------------------------------------------------------------------------
+// steps that are not finite
+
+// More skipped steps in a row than this, and the parameters themselves are the problem.
+static const int MAX_SKIPPED_IN_A_ROW = 20;
+
+// Appends to nonfinite.txt, for a step whose loss or gradient norm was not finite, every tensor's
+// count of non-finite parameters and gradients and its largest finite magnitudes; returns the
+// first place something is not finite, for the error line.
+static std::string write_nonfinite_report(Run* r, int step, double loss, double grad_norm) {
+    device_to_host(r);
+    device_grads_to_host(r);
+    const Model& m = r->model;
+    char line[256];
+    snprintf(line, sizeof(line), "step %d: loss %g, gradient norm %g (gradients as clipped; parameters before the update)\n", step, loss, grad_norm);
+    std::string text = line;
+    text += "tensor           layer  params:nonfinite  max|finite|  grads:nonfinite  max|finite|\n";
+    std::string first[2];  // the first non-finite parameter, and gradient
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < (PARAMS[id].per_layer ? m.config.L : 1); l++) {
+            size_t start = m.layout.at(id, l), n = param_numel(m.config, id), bad[2] = {0, 0};
+            double largest[2] = {0, 0};
+            const std::vector<real>* values[2] = {&m.params, &m.grads};
+            for (int k = 0; k < 2; k++)
+                for (size_t i = start; i < start + n; i++) {
+                    double v = (*values[k])[i];
+                    if (!std::isfinite(v)) {
+                        if (bad[k]++ == 0 && first[k].empty()) first[k] = std::string(k ? "gradient of " : "parameter ") + param_location(m, i);
+                    } else {
+                        largest[k] = std::max(largest[k], fabs(v));
+                    }
+                }
+            if (n == 0) continue;
+            snprintf(line, sizeof(line), "%-16s %5s  %16zu  %11.4g  %15zu  %11.4g\n", PARAMS[id].name,
+                     PARAMS[id].per_layer ? std::to_string(l).c_str() : "-", bad[0], largest[0], bad[1], largest[1]);
+            text += line;
+        }
+    std::string path = r->dir + "/nonfinite.txt";
+    FILE* f = fopen(path.c_str(), "a");
+    bool written = f && fputs((text + "\n").c_str(), f) >= 0;
+    if (!f || fclose(f) != 0 || !written) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    // a bad parameter is the cause of bad gradients, not the other way round: it is named first
+    if (!first[0].empty()) return "first: " + first[0];
+    if (!first[1].empty()) return "first: " + first[1];
+    return "every parameter and gradient is finite: the forward pass overflowed";
+}
+
+// A step whose loss or gradient norm was not finite (its update was not made): stops the run,
+// or with --skip-nonfinite counts it and goes on, unless too many came in a row.
+static void on_nonfinite_step(Run* r, int step, double loss, double grad_norm, int in_a_row) {
+    std::string where = write_nonfinite_report(r, step, loss, grad_norm);
+    if (!r->config->skip_nonfinite)
+        fail("step %d: loss %g, gradient norm %g: not finite (%s; %s/nonfinite.txt has every tensor); the run stopped, %s", step, loss,
+             grad_norm, where.c_str(), r->dir.c_str(), last_state(*r).c_str());
+    if (in_a_row > MAX_SKIPPED_IN_A_ROW)
+        fail("step %d: %d steps in a row were not finite, skipping does not help (%s; see %s/nonfinite.txt)", step, in_a_row, where.c_str(),
+             r->dir.c_str());
+    r->progress.skipped++;
+    printf("\nstep %d: loss %g, gradient norm %g: not finite, update skipped (--skip-nonfinite; %s)\n", step, loss, grad_norm, where.c_str());
+}
+
+// ----------------------------------------------------------------------------
+// stopping on a signal
+
+// SIGINT (Ctrl-C) or SIGTERM (kill, Slurm's time limit) during training: the step in flight
+// finishes, the state is saved, and the program exits with 128 + the signal's number. A second
+// signal stops it at once (the handler restores the default); checkpoints are written whole or
+// not at all, so even then state.bin is intact.
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop_signal(int sig) {
+    stop_signal = sig;
+    static const char message[] = "\n(stopping after this step, once its state is saved; again to stop at once)\n";
+    ssize_t ignored = write(STDERR_FILENO, message, sizeof(message) - 1);
+    (void)ignored;
+    signal(sig, SIG_DFL);
+}
+
+// thrown when a signal ended training early; main() exits with 128 + sig
+struct Stopped {
+    int sig;
+    std::string message;
+};
+
+// ----------------------------------------------------------------------------
+// training
 
 // Trains until --steps (or stop_at, for tests), validating every --eval-every steps and at the end.
 static void train(Run* r, int stop_at) {
     RunConfig& c = *r->config;
     BatchSampler sampler(c.seed, train_split(*r).size());
-    FILE* log = open_log(r->dir + "/log.tsv", r->progress.step);
-    auto start = std::chrono::steady_clock::now(), last_print = start;
-    int first_step = r->progress.step;
+    std::string log_path = r->dir + "/log.tsv";
+    FILE* log = open_log(log_path, r->progress.step);
+    auto start = std::chrono::steady_clock::now();
+    Ticker ticker;
+    int first_step = r->progress.step, in_a_row = 0;
     double window_seconds = 0, window_loss = 0;
     long window_tokens = 0, window_steps = 0;
-    bool terminal = isatty(STDOUT_FILENO);
     Batch batch;
-    for (int step = r->progress.step; step < std::min(c.steps, stop_at); step++) {
+    stop_signal = 0;
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
+    for (int step = r->progress.step; step < std::min(c.steps, stop_at) && !stop_signal; step++) {
         auto step_start = std::chrono::steady_clock::now();
         fill_batch(&batch, train_split(*r), sampler.examples(step, c.batch));
-        double grad_norm = 0, loss = train_step(r, batch, step, &grad_norm);
+        double loss = 0, grad_norm = 0;
+        bool updated = train_step(r, batch, step, &loss, &grad_norm);
+        in_a_row = updated ? 0 : in_a_row + 1;
+        if (!updated) on_nonfinite_step(r, step + 1, loss, grad_norm, in_a_row);
         double step_seconds = seconds_since(step_start);
         r->progress.step = step + 1;
         window_seconds += step_seconds, window_loss += loss, window_tokens += batch.real_tokens, window_steps++;
@@ -633,36 +800,43 @@ static void train(Run* r, int stop_at) {
         double accuracy = validate ? validate_and_save(r) : -1;
         if (validate) fprintf(log, "%.6f", accuracy);
         fprintf(log, "\n");
-        // a terminal redraws one line twice a second; a log (nohup, a sweep, CI) gets a line
-        // every PROGRESS_LOG_SECONDS, so a long run shows it is alive between validations
-        if (!validate && seconds_since(last_print) < (terminal ? 0.5 : PROGRESS_LOG_SECONDS)) continue;
+        if (!validate && !ticker.due()) continue;
 
         double elapsed = seconds_since(start);
         double left = elapsed / (step + 1 - first_step) * (c.steps - step - 1);
-        printf("%sstep %*d/%d | loss %.4f | %.1fk tok/s | %s elapsed, %s left", terminal ? "\r" : "", (int)std::to_string(c.steps).size(),
-               step + 1, c.steps, window_loss / window_steps, window_tokens / window_seconds / 1000, format_duration(elapsed).c_str(),
-               format_duration(left).c_str());
-        if (validate) printf(" | valid %.3f%s", accuracy, r->progress.best_step == step + 1 ? " (best)" : "");
-        if (validate || !terminal) printf("\n");
-        fflush(stdout);
-        fflush(log);
-        last_print = std::chrono::steady_clock::now();
+        char valid[64] = "";
+        if (validate) snprintf(valid, sizeof(valid), " | valid %.3f%s", accuracy, r->progress.best_step == step + 1 ? " (best)" : "");
+        ticker.print("step %*d/%d | loss %.4f | %.1fk tok/s | %s elapsed, %s left%s", (int)std::to_string(c.steps).size(), step + 1, c.steps,
+                     window_loss / window_steps, window_tokens / window_seconds / 1000,
+                     format_duration(elapsed).c_str(), format_duration(left).c_str(), valid);
+        if (validate && ticker.terminal) printf("\n");  // a terminal keeps each validation's line
+        flush_log(log, log_path);
         window_seconds = window_loss = 0, window_tokens = window_steps = 0;
     }
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    flush_log(log, log_path);
     fclose(log);
+    if (!stop_signal) return;
+    device_to_host(r);
+    save_state(r);
+    throw Stopped{stop_signal, "stopped by signal " + std::to_string(stop_signal) + " after step " + std::to_string(r->progress.step) +
+                                   ": state.bin saved, --resume " + r->dir + " continues"};
 }
 
 // The best checkpoint on both splits: the table, results.json, accuracy.svg.
 static void report(Run* r, bool write_files) {
     RunConfig& c = *r->config;
-    SplitResult valid = evaluate(r, valid_split(*r)), test = evaluate(r, test_split(*r));
-    printf("\n%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy):\n", c.task.c_str(), c.pe.c_str(), c.layers,
-           c.d_model, r->progress.best_step);
+    SplitResult valid = evaluate(r, valid_split(*r), "valid"), test = evaluate(r, test_split(*r), "test");
+    std::string skipped = r->progress.skipped ? "; " + std::to_string(r->progress.skipped) + " steps skipped as not finite" : "";
+    printf("\n%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), c.pe.c_str(), c.layers,
+           c.d_model, r->progress.best_step, skipped.c_str());
     print_accuracy_table(stdout, valid, test);
     if (!write_files) return;
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
                        std::to_string(c.seed) + ",\n  \"steps\": " + std::to_string(c.steps) + ",\n  \"best_step\": " +
-                       std::to_string(r->progress.best_step) + ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
+                       std::to_string(r->progress.best_step) + ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
+                       ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
                        ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) + "\n}\n";
     write_text(r->dir + "/results.json", json);
     write_text(r->dir + "/accuracy.svg", accuracy_svg(valid, test, r->data.lengths.train_max, c.task + " / " + c.pe));
@@ -695,7 +869,7 @@ static void build(Run* r) {
 }
 
 // The files a run writes in its directory (README, "The run directory").
-static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg"};
+static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "nonfinite.txt"};
 
 // A new run never silently replaces an earlier one, and a directory never mixes two runs: with
 // --force, every file of the earlier run goes before the new one writes its first.
@@ -719,6 +893,7 @@ static void prepare_run(Run* r) {
         if (state[H_KIND] != CKPT_TRAIN_STATE)  // parameters alone would restart AdamW from zero
             fail("%s/state.bin holds parameters only, no AdamW state: --resume needs the state.bin a run saves", c->resume.c_str());
         r->progress = restore_run(state, c);
+        r->saved_step = r->progress.step;
         c->model = header_preset(state);
     }
     resolve_config(c);
@@ -790,14 +965,13 @@ static void run_dump_state(RunConfig* c) {
     FILE* f = fopen(c->dump_state.c_str(), "wb");
     if (!f) fail("can not write %s: %s", c->dump_state.c_str(), strerror(errno));
     std::vector<float> logits(m.act(A_LOGITS), m.act(A_LOGITS) + (size_t)batch.B * batch.T * m.config.V);
-    fwrite(h.data(), sizeof(int32_t), HEADER_FIELDS, f);
-    write_reals(f, m.params);
-    fwrite(batch.tokens.data(), sizeof(int), batch.tokens.size(), f);
-    fwrite(batch.targets.data(), sizeof(int), batch.targets.size(), f);
-    fwrite(logits.data(), sizeof(float), logits.size(), f);
-    fwrite(&loss, sizeof(float), 1, f);
-    write_reals(f, m.grads);
-    if (fclose(f) != 0) fail("can not write %s: %s", c->dump_state.c_str(), strerror(errno));
+    bool written = fwrite(h.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS && write_reals(f, m.params) &&
+                   fwrite(batch.tokens.data(), sizeof(int), batch.tokens.size(), f) == batch.tokens.size() &&
+                   fwrite(batch.targets.data(), sizeof(int), batch.targets.size(), f) == batch.targets.size() &&
+                   fwrite(logits.data(), sizeof(float), logits.size(), f) == logits.size() && fwrite(&loss, sizeof(float), 1, f) == 1 &&
+                   write_reals(f, m.grads) && fflush(f) == 0;
+    int error = errno;
+    if (fclose(f) != 0 || !written) fail("can not write %s: %s", c->dump_state.c_str(), strerror(written ? errno : error));
     printf("wrote %s: batch %d x %d, loss %.6f\n", c->dump_state.c_str(), batch.B, batch.T, loss);
 }
 
@@ -841,7 +1015,8 @@ static void run_bench(RunConfig* c) {
             fill_batch(&batch, train_split(r), sampler.examples(step, c->batch));
         }
         auto start = std::chrono::steady_clock::now();
-        train_step(&r, batch, step, &grad_norm);  // ends by reading the gradient norm back: the GPU has finished
+        double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished
+        if (!train_step(&r, batch, step, &loss, &grad_norm)) fail("--bench: step %d was not finite (loss %g), so its time would leave out the update", step + 1, loss);
         if (step < warmup) continue;
         seconds += seconds_since(start);
         real += batch.real_tokens, padded += (long)batch.B * batch.T;
@@ -969,6 +1144,10 @@ int main(int argc, char** argv) {
         fflush(stdout);
         fprintf(stderr, "train: error: %s\n", e.what());
         return 1;
+    } catch (const Stopped& stopped) {
+        fflush(stdout);
+        fprintf(stderr, "train: %s\n", stopped.message.c_str());
+        return 128 + stopped.sig;
     } catch (const std::bad_alloc&) {
         fflush(stdout);
         fprintf(stderr, "train: error: out of memory: the model, batch or data is too large for this machine\n");

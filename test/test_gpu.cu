@@ -243,7 +243,8 @@ static void test_adamw_and_clipping_match_cpu(void) {
     o.steps = 100;
     double norm = clip_gradients(&s.cpu, 1.0);
     adamw_update(&s.cpu, o, 1e-3, 7);
-    double gpu_norm = gpu_update(&g, o, 1e-3, 7, 1.0);
+    double gpu_norm = gpu_clip_gradients(&g, 1.0);
+    gpu_adamw_update(&g, o, 1e-3, 7);
     TEST_ASSERT_GREATER_THAN(1.0, norm);  // large enough to be clipped
     TEST_ASSERT_DOUBLE_WITHIN(1e-6 * norm, norm, gpu_norm);
     Model back = s.cpu;
@@ -290,7 +291,8 @@ static double step_both(SmallSetup* s, GpuModel* g, int step, double* gpu_loss) 
     adamw_update(&s->cpu, o, lr_at(o, step), step + 1);
     *gpu_loss = gpu_forward(g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop);
     gpu_backward(g, SmallSetup::B, SmallSetup::T, drop);
-    gpu_update(g, o, lr_at(o, step), step + 1, 1.0);
+    gpu_clip_gradients(g, 1.0);
+    gpu_adamw_update(g, o, lr_at(o, step), step + 1);
     return loss;
 }
 
@@ -323,7 +325,8 @@ static void test_gpu_runs_repeat_bit_for_bit(void) {
             Dropout drop = {0.1f, 13, step};
             losses[run].push_back(gpu_forward(&g, s.tokens, &s.targets, SmallSetup::B, SmallSetup::T, drop));
             gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
-            gpu_update(&g, o, lr_at(o, step), step + 1, 1.0);
+            gpu_clip_gradients(&g, 1.0);
+            gpu_adamw_update(&g, o, lr_at(o, step), step + 1);
         }
         gpu_download(&s.cpu, g);
         params[run] = s.cpu.params;

@@ -49,6 +49,12 @@ static void prepare_quietly(Run* r, int until = 0) {
     if (until) train(r, until);
 }
 
+// trains without printing (an assertion's message must not go where the silence goes)
+static void train_quietly(Run* r, int until) {
+    Silence quiet;
+    train(r, until);
+}
+
 static std::vector<float> logits_of(Run* r, const Batch& batch) {
     model_forward(&r->model, batch.tokens.data(), nullptr, batch.B, batch.T, NO_DROPOUT);
     return std::vector<float>(r->model.act(A_LOGITS), r->model.act(A_LOGITS) + (size_t)batch.B * batch.T * r->model.config.V);
@@ -187,6 +193,25 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
     TEST_ASSERT_EQUAL_STRING(c.pe, c2.pe);
     TEST_ASSERT_EQUAL_INT(c.data.train_max, c2.data.train_max);
     TEST_ASSERT_EQUAL_FLOAT(c.lr, c2.lr);
+    TEST_ASSERT_EQUAL_INT(c.data.seed, c2.data.seed);
+}
+
+// a switch and the count of skipped steps survive a checkpoint, like every saved setting
+static void test_skip_nonfinite_and_the_skipped_count_are_saved(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 4);
+    c.skip_nonfinite = true;
+    Run r(&c);
+    prepare_quietly(&r);
+    r.progress.skipped = 3;
+    Header h = run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress);
+    RunConfig back;
+    Progress p = restore_run(h, &back);
+    TEST_ASSERT_TRUE(back.skip_nonfinite);
+    TEST_ASSERT_EQUAL_INT(3, p.skipped);
+    c.skip_nonfinite = false;
+    restore_run(run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress), &back);
+    TEST_ASSERT_FALSE(back.skip_nonfinite);
 }
 
 static std::vector<char> file_bytes(const std::string& path) {
@@ -196,6 +221,16 @@ static std::vector<char> file_bytes(const std::string& path) {
 
 static void write_bytes(const std::string& path, const std::vector<char>& bytes) {
     std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
+}
+
+// the header field where a checkpoint keeps a saved flag's value
+static int saved_field(RunConfig* c, const char* name) {
+    int field = R_FLAGS;
+    for (const Flag& f : flag_table(c)) {
+        if (strcmp(f.name, name) == 0) return field;
+        if (f.saved) field += 2;
+    }
+    return -1;
 }
 
 static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
@@ -220,14 +255,49 @@ static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
     write_bytes(dir + "/magic.bin", magic);
     TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/magic.bin"), "is not a checkpoint");
 
+    std::vector<char> old_version = bytes;
+    old_version[4 * H_VERSION] = 1;
+    write_bytes(dir + "/v1.bin", old_version);
+    TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/v1.bin"), "is checkpoint version 1; this build reads version 2");
+
+    // one bit of one parameter: the size and header are right, the tensors' CRC is not
+    std::vector<char> flipped = bytes;
+    flipped[1024 + 4 * 100 + 2] ^= 0x10;
+    write_bytes(dir + "/flipped.bin", flipped);
+    Header h = read_checkpoint_header(dir + "/flipped.bin");
+    TEST_ASSERT_THROWS_WITH(load_checkpoint(dir + "/flipped.bin", h, &r.model), "its tensors fail their CRC-32 check");
+
+    // header fields edited by hand (t5 to rope; the data seed; the longest test length): each
+    // would load wrong numbers with exit 0 if the header were not checked
+    for (int field : {(int)H_PE, saved_field(&c, "--data-seed"), saved_field(&c, "--test-max")}) {
+        std::vector<char> edited = bytes;
+        edited[4 * field] ^= 1;
+        write_bytes(dir + "/edited.bin", edited);
+        TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/edited.bin"), "its header fails its CRC-32 check");
+    }
+
+    // a NaN with both CRCs right (what a diverged run would have saved): named, tensor and element
     std::vector<char> nan = bytes;
     float not_a_number = NAN;
-    memcpy(nan.data() + 1024 + 4 * 17, &not_a_number, 4);
+    size_t wq = r.model.layout.at(P_WQ, 0) + 5;
+    memcpy(nan.data() + 1024 + 4 * wq, &not_a_number, 4);
+    uint32_t crc = crc32_update(0, nan.data() + 1024, nan.size() - 1024);
+    memcpy(nan.data() + 4 * H_PAYLOAD_CRC, &crc, 4);
+    crc = crc32_update(0, nan.data(), 4 * H_HEADER_CRC);
+    memcpy(nan.data() + 4 * H_HEADER_CRC, &crc, 4);
     write_bytes(dir + "/nan.bin", nan);
-    Header h = read_checkpoint_header(dir + "/nan.bin");
-    TEST_ASSERT_THROWS_WITH(load_checkpoint(dir + "/nan.bin", h, &r.model), "value 17 is not finite");
+    h = read_checkpoint_header(dir + "/nan.bin");
+    TEST_ASSERT_THROWS_WITH(load_checkpoint(dir + "/nan.bin", h, &r.model), "holds a value that is not finite: parameter wq of layer 0, element 5");
 
     TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/missing.bin"), "can not open checkpoint");
+}
+
+// the CRC-32 of zlib, gzip and PNG: its published check value, and the same fed in pieces
+static void test_crc32_is_the_standard_one(void) {
+    const char* check = "123456789";
+    TEST_ASSERT_EQUAL_INT(0xCBF43926u, crc32_update(0, check, 9));
+    TEST_ASSERT_EQUAL_INT(0xCBF43926u, crc32_update(crc32_update(0, check, 4), check + 4, 5));
+    TEST_ASSERT_EQUAL_INT(0, crc32_update(0, check, 0));
 }
 
 static void test_loading_into_a_different_model_is_refused(void) {
@@ -269,6 +339,109 @@ static void test_resume_continues_bit_exactly(void) {
     for (std::string line; std::getline(fc, line);) log_c.push_back(line.substr(0, line.find('\t', line.find('\t') + 1)));
     TEST_ASSERT_EQUAL_INT(13, log_c.size());  // header and steps 1-12, none twice
     TEST_ASSERT_MESSAGE(log_a == log_c, "step and loss columns of log.tsv differ");
+}
+
+// ----------------------------------------------------------------------------
+// failures: non-finite steps, full disks, progress in logs
+
+// stdout into a file while alive; text() is what was printed
+struct Capture {
+    std::string path = temp_dir() + "/stdout.txt";
+    int saved;
+    Capture() {
+        fflush(stdout);
+        saved = dup(STDOUT_FILENO);
+        int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(file, STDOUT_FILENO);
+        close(file);
+    }
+    std::string text() {
+        fflush(stdout);
+        return std::string(file_bytes(path).data(), file_bytes(path).size());
+    }
+    ~Capture() {
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+    }
+};
+
+// A NaN parameter makes the loss NaN: the step's update is not made (parameters and AdamW state
+// bit for bit as before), the run stops naming the step and the parameter, and nonfinite.txt
+// lists every tensor. With --skip-nonfinite the steps are counted and skipped, until too many
+// come in a row.
+static void test_a_nonfinite_step_changes_nothing_and_stops_the_run(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 40);
+    Run r(&c);
+    prepare_quietly(&r);
+    r.model.params[r.model.layout.at(P_WQ, 0) + 5] = NAN;
+    std::vector<real> params = r.model.params, adam_m = r.model.adam_m;
+    Batch batch;
+    fill_batch(&batch, train_split(r), {0, 1, 2, 3});
+    double loss = 0, grad_norm = 0;
+    TEST_ASSERT_FALSE(train_step(&r, batch, 0, &loss, &grad_norm));
+    TEST_ASSERT_FALSE(std::isfinite(loss));
+    TEST_ASSERT_EQUAL_INT(0, memcmp(params.data(), r.model.params.data(), params.size() * sizeof(real)));
+    TEST_ASSERT_EQUAL_INT(0, memcmp(adam_m.data(), r.model.adam_m.data(), adam_m.size() * sizeof(real)));
+
+    TEST_ASSERT_THROWS_WITH(train_quietly(&r, INT_MAX), "step 1: loss nan, gradient norm nan: not finite (first: parameter wq of layer 0, element 5;");
+    std::vector<char> report = file_bytes(dir + "/nonfinite.txt");
+    std::string text(report.begin(), report.end());
+    TEST_ASSERT_MESSAGE(text.rfind("step 1: loss nan", 0) == 0, text.c_str());
+    TEST_ASSERT_MESSAGE(text.find("\nwq                   0                 1") != std::string::npos, text.c_str());
+
+    c.skip_nonfinite = true;
+    c.eval_every = 1000;  // no validation: it would refuse to save the NaN parameter (next test)
+    train_quietly(&r, 3);
+    TEST_ASSERT_EQUAL_INT(3, r.progress.step);
+    TEST_ASSERT_EQUAL_INT(3, r.progress.skipped);
+    TEST_ASSERT_EQUAL_INT(0, memcmp(params.data(), r.model.params.data(), params.size() * sizeof(real)));
+    TEST_ASSERT_THROWS_WITH(train_quietly(&r, INT_MAX), "step 24: 21 steps in a row were not finite, skipping does not help");
+}
+
+// a parameter that is not finite is never written into a checkpoint
+static void test_a_nonfinite_parameter_is_never_saved(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 4);
+    Run r(&c);
+    prepare_quietly(&r);
+    r.model.params[r.model.layout.at(P_W2, 0)] = INFINITY;
+    TEST_ASSERT_THROWS_WITH(Silence quiet; validate_and_save(&r), "parameter w2 of layer 0, element 0 is not finite; nothing saved, no state was saved yet");
+    TEST_ASSERT_FALSE(access((dir + "/state.bin").c_str(), F_OK) == 0);
+}
+
+// resuming rewrites log.tsv without the rows after the saved step; if that write fails, the
+// old log stays whole (it used to be left empty)
+static void test_a_failed_log_rewrite_keeps_the_old_log(void) {
+    std::string dir = temp_dir();
+    write_bytes(dir + "/log.tsv", std::vector<char>({'h', '\n', '1', '\n', '2', '\n'}));
+    TEST_ASSERT_EQUAL_INT(0, mkdir((dir + "/log.tsv.tmp").c_str(), 0755) + mkdir((dir + "/log.tsv.tmp/x").c_str(), 0755));
+    TEST_ASSERT_THROWS_WITH(open_log(dir + "/log.tsv", 1), "can not write " + dir + "/log.tsv.tmp: Is a directory");
+    TEST_ASSERT_EQUAL_INT(6, file_bytes(dir + "/log.tsv").size());
+    FILE* full = fopen("/dev/full", "a");
+    fprintf(full, "1\t2\n");
+    TEST_ASSERT_THROWS_WITH(flush_log(full, "log.tsv"), "can not write log.tsv: No space left on device");
+    fclose(full);
+}
+
+// with stdout not a terminal, evaluation prints progress lines too (at the log interval)
+static void test_evaluation_prints_progress_lines_in_a_log(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 4);
+    Run r(&c);
+    prepare_quietly(&r);
+    progress_log_seconds = 0;
+    std::string text;
+    {
+        Capture out;
+        evaluate(&r, valid_split(r), "valid");
+        text = out.text();
+    }
+    progress_log_seconds = 15;
+    TEST_ASSERT_EQUAL_STRING("evaluating valid: 8 of 40 examples\nevaluating valid: 16 of 40 examples\nevaluating valid: 24 of 40 examples\n"
+                             "evaluating valid: 32 of 40 examples\nevaluating valid: 40 of 40 examples\n",
+                             text);
 }
 
 // model.bin is the checkpoint of the first step with the best valid accuracy in log.tsv
@@ -367,7 +540,7 @@ static void test_a_short_cpu_run_on_copy_learns(void) {
     {
         Silence quiet;
         prepare_run(&r);
-        TEST_ASSERT_EQUAL_INT(0, evaluate(&r, valid_split(r)).all.correct);
+        TEST_ASSERT_EQUAL_INT(0, evaluate(&r, valid_split(r), "valid").all.correct);
         train(&r, INT_MAX);
     }
     std::ifstream log(c.out + "/log.tsv");
@@ -389,10 +562,16 @@ int main(int argc, char** argv) {
     RUN_TEST(test_weight_decay_spares_the_t5_table_only);
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
+    RUN_TEST(test_crc32_is_the_standard_one);
     RUN_TEST(test_corrupt_and_truncated_checkpoints_are_refused);
+    RUN_TEST(test_skip_nonfinite_and_the_skipped_count_are_saved);
     RUN_TEST(test_a_failed_write_names_the_file_and_the_reason);
     RUN_TEST(test_loading_into_a_different_model_is_refused);
     RUN_TEST(test_resume_continues_bit_exactly);
+    RUN_TEST(test_a_nonfinite_step_changes_nothing_and_stops_the_run);
+    RUN_TEST(test_a_nonfinite_parameter_is_never_saved);
+    RUN_TEST(test_a_failed_log_rewrite_keeps_the_old_log);
+    RUN_TEST(test_evaluation_prints_progress_lines_in_a_log);
     RUN_TEST(test_model_bin_is_the_best_validation_checkpoint);
     RUN_TEST(test_dump_state_follows_the_documented_layout);
     RUN_TEST(test_a_saved_run_refuses_flags_that_would_change_it);
