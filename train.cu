@@ -871,6 +871,15 @@ static void build(Run* r) {
 // The files a run writes in its directory (README, "The run directory").
 static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "nonfinite.txt"};
 
+// A write a crash interrupted leaves FILE.tmp (FILE itself is intact): gone before a run starts
+// or resumes, as the next write of FILE would replace it anyway.
+static void remove_stale_temporaries(const std::string& dir) {
+    for (const char* file : RUN_FILES) {
+        std::string tmp = dir + "/" + file + ".tmp";
+        if (remove(tmp.c_str()) != 0 && errno != ENOENT) fail("can not remove %s: %s", tmp.c_str(), strerror(errno));
+    }
+}
+
 // A new run never silently replaces an earlier one, and a directory never mixes two runs: with
 // --force, every file of the earlier run goes before the new one writes its first.
 static void clear_for_new_run(const std::string& dir, bool force) {
@@ -900,6 +909,7 @@ static void prepare_run(Run* r) {
     r->dir = !c->resume.empty() ? c->resume : !c->out.empty() ? c->out : "runs/" + c->task + "-" + c->pe + "-" + c->model + "-s" + std::to_string(c->seed);
     make_directory(r->dir);
     if (c->resume.empty()) clear_for_new_run(r->dir, c->force);
+    remove_stale_temporaries(r->dir);
     build(r);
     if (!c->resume.empty()) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);

@@ -1,6 +1,8 @@
 // Tests of the ./train command line, run as a user would run it (the binary must be built):
 // --show for every task, --show piped into --answer, --help, and one clear error line with a
 // non-zero exit for every kind of bad input.
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -21,15 +23,16 @@ static std::string read_file(const std::string& path) {
     return s.str();
 }
 
-// runs ./train with the given arguments and standard input; captures both outputs
-static Result train(const std::string& args, const std::string& input = "") {
+// runs ./train (after `prefix`, e.g. `timeout 1 `) with the given arguments and standard input;
+// captures both outputs
+static Result train(const std::string& args, const std::string& input = "", const std::string& prefix = "") {
     static std::string dir;
     if (dir.empty()) {
         char pattern[] = "/tmp/test_cli_XXXXXX";
         dir = mkdtemp(pattern);
     }
     std::ofstream(dir + "/in") << input;
-    std::string command = "./train " + args + " < " + dir + "/in > " + dir + "/out 2> " + dir + "/err";
+    std::string command = prefix + "./train " + args + " < " + dir + "/in > " + dir + "/out 2> " + dir + "/err";
     int status = system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir + "/out"), read_file(dir + "/err")};
 }
@@ -194,6 +197,113 @@ static void test_make_keeps_the_required_flags_when_cxxflags_are_given(void) {
             TEST_ASSERT_MESSAGE(line.find(required) != std::string::npos, (required + std::string(" missing: ") + line).c_str());
 }
 
+// ----------------------------------------------------------------------------
+// runs that are stopped: signals, SIGKILL, divergence
+
+// about 1.3 s on one EPYC core, validating (and saving state.bin) every 40 of 1,200 steps
+static const std::string STOPPABLE = " --task copy_cmc --pe t5 --steps 1200 --eval-every 40 --train-size 64 --valid-size 16 --test-size 16"
+                                     " --train-max 5 --test-max 7 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --dropout 0.1 --threads 1";
+
+static std::string temp_run_dir(const char* name) {
+    char pattern[] = "/tmp/test_cli_stop_XXXXXX";
+    return std::string(mkdtemp(pattern)) + "/" + name;
+}
+
+// the straight run every stopped one must end up equal to, and how long it took
+static const std::string& straight_run(double* seconds = nullptr) {
+    static std::string dir;
+    static double took = 0;
+    if (dir.empty()) {
+        dir = temp_run_dir("straight");
+        auto start = std::chrono::steady_clock::now();
+        Result r = train(STOPPABLE + " --out " + dir);
+        took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (r.status != 0) fprintf(stderr, "the straight run failed: %s\n", r.err.c_str());
+    }
+    if (seconds) *seconds = took;
+    return dir;
+}
+
+// what must be equal, bit for bit, between a run that was stopped and resumed and one that was not
+static void assert_same_run(const std::string& expected, const std::string& got) {
+    for (const char* file : {"model.bin", "state.bin", "results.json"}) {
+        std::string a = read_file(expected + "/" + file), b = read_file(got + "/" + file);
+        TEST_ASSERT_MESSAGE(!a.empty() && a == b, (std::string(file) + " differs from the uninterrupted run's").c_str());
+    }
+    std::vector<std::string> a = lines(read_file(expected + "/log.tsv")), b = lines(read_file(got + "/log.tsv"));
+    TEST_ASSERT_EQUAL_INT(1201, b.size());  // the header and each step once
+    for (size_t i = 0; i < a.size() && i < b.size(); i++) {
+        std::string step_and_loss_a = a[i].substr(0, a[i].find('\t', a[i].find('\t') + 1));
+        std::string step_and_loss_b = b[i].substr(0, b[i].find('\t', b[i].find('\t') + 1));
+        TEST_ASSERT_EQUAL_STRING_MESSAGE(step_and_loss_a, step_and_loss_b, "log.tsv");
+    }
+    for (const char* file : {"model.bin.tmp", "state.bin.tmp", "log.tsv.tmp"})
+        TEST_ASSERT_MESSAGE(access((got + "/" + file).c_str(), F_OK) != 0, file);
+}
+
+// Ctrl-C and kill: the step finishes, state.bin is saved at that step, the exit status is
+// 128 + the signal; --resume then ends exactly where the uninterrupted run did
+static void test_sigint_and_sigterm_save_the_state_and_resume_exactly(void) {
+    for (int sig : {SIGINT, SIGTERM}) {
+        std::string dir = temp_run_dir("signalled");
+        std::string name = sig == SIGINT ? "INT" : "TERM";
+        Result r = train("--out " + dir + STOPPABLE, "", "timeout --preserve-status -s " + name + " 0.4 ");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(128 + sig, r.status, r.err.c_str());
+        size_t at = r.err.find("stopped by signal " + std::to_string(sig) + " after step ");
+        TEST_ASSERT_MESSAGE(at != std::string::npos, r.err.c_str());
+        int step = atoi(r.err.c_str() + r.err.find("after step ") + 11);
+        TEST_ASSERT_MESSAGE(r.err.find("state.bin saved, --resume " + dir + " continues") != std::string::npos, r.err.c_str());
+        TEST_ASSERT_GREATER_THAN(0, step);
+        TEST_ASSERT_LESS_THAN(1200, step);
+        std::string state = read_file(dir + "/state.bin");
+        TEST_ASSERT_EQUAL_INT(step, ((const int32_t*)state.data())[32]);  // header field 32: steps done
+        TEST_ASSERT_EQUAL_INT(step + 1, lines(read_file(dir + "/log.tsv")).size());
+        Result resumed = train("--resume " + dir);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, resumed.status, resumed.err.c_str());
+        assert_same_run(straight_run(), dir);
+    }
+}
+
+// SIGKILL at six random moments (during steps, validations and checkpoint writes alike), each
+// followed by --resume (or a fresh start if no state was saved yet): the run ends with exactly
+// the parameters, AdamW state, log and results of the run that was never killed
+static void test_a_run_killed_at_random_moments_ends_as_if_never_killed(void) {
+    double whole = 0;  // each kill comes after 3-30% of a whole run's time: at least 3 before it ends
+    straight_run(&whole);
+    std::string dir = temp_run_dir("killed");
+    Rng rng{20261123};
+    int kills = 0;
+    for (int attempt = 0; attempt < 6; attempt++) {
+        bool started = access((dir + "/state.bin").c_str(), F_OK) == 0;
+        std::string args = started ? "--resume " + dir : "--force --out " + dir + STOPPABLE;
+        char delay[32];
+        snprintf(delay, sizeof(delay), "%.3f ", whole * (0.03 + 0.27 * rng.uniform()));
+        Result r = train(args, "", std::string("timeout -s KILL ") + delay);
+        if (r.status == 0) break;  // finished before the kill
+        TEST_ASSERT_EQUAL_INT_MESSAGE(137, r.status, r.err.c_str());  // timeout's status for a command it killed with SIGKILL
+        kills++;
+    }
+    // and what a kill in the middle of a checkpoint write leaves, whether or not one hit it:
+    // torn temporaries beside intact checkpoints
+    std::ofstream(dir + "/state.bin.tmp") << std::string(3000, 'x');
+    std::ofstream(dir + "/model.bin.tmp") << std::string(500, 'y');
+    Result finished = train("--resume " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, finished.status, finished.err.c_str());
+    TEST_ASSERT_GREATER_THAN(2, kills);
+    assert_same_run(straight_run(), dir);
+}
+
+// a run that diverges stops at the first non-finite step, names it, and writes nonfinite.txt
+static void test_a_diverging_run_stops_at_its_first_nonfinite_step(void) {
+    std::string dir = temp_run_dir("diverged");
+    Result r = train("--lr 1000 --out " + dir + STOPPABLE);
+    std::string problem = error_problem(r, "gradient norm -nan: not finite (first: gradient of wte");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    TEST_ASSERT_MESSAGE(r.err.find("the run stopped, no state was saved yet") != std::string::npos, r.err.c_str());
+    TEST_ASSERT_MESSAGE(access((dir + "/nonfinite.txt").c_str(), R_OK) == 0, "nonfinite.txt");
+    TEST_ASSERT_MESSAGE(access((dir + "/results.json").c_str(), F_OK) != 0, "results.json of a diverged run");
+}
+
 static void test_answer_prints_the_lines_before_a_bad_one(void) {
     Result r = train("--task addition --answer", "Compute 1 + 2 ?\nCompute 1 +\n");
     TEST_ASSERT_EQUAL_INT(1, r.status);
@@ -213,5 +323,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
+    RUN_TEST(test_sigint_and_sigterm_save_the_state_and_resume_exactly);
+    RUN_TEST(test_a_run_killed_at_random_moments_ends_as_if_never_killed);
+    RUN_TEST(test_a_diverging_run_stops_at_its_first_nonfinite_step);
     return UNITY_END();
 }
