@@ -77,6 +77,13 @@ inline void gpu_download(Model* m, const GpuModel& g) {
     cudaCheck(cudaMemcpy(m->adam_v.data(), g.adam_v, bytes, cudaMemcpyDeviceToHost));
 }
 
+// free memory on the current GPU, in bytes
+inline double gpu_free_bytes() {
+    size_t free = 0, total = 0;
+    cudaCheck(cudaMemGetInfo(&free, &total));
+    return (double)free;
+}
+
 // the gradients of the last backward into the host model (for the non-finite diagnostic)
 inline void gpu_download_grads(Model* m, const GpuModel& g) {
     cudaCheck(cudaMemcpy(m->grads.data(), g.grads, m->layout.total * sizeof(float), cudaMemcpyDeviceToHost));

@@ -576,6 +576,14 @@ static_assert(P_WK == P_WQ + 1 && P_WV == P_WQ + 2, "wq, wk, wv must be adjacent
 
 // Parameters are drawn from `seed`, each tensor of each layer from its own stream (named after
 // it), so adding a tensor to the table never changes another's values.
+// The bytes model_init allocates: four copies of the parameters (values, gradients, AdamW m and
+// v) and the activations of a (max_B, max_T) batch; in double, as absurd sizes overflow size_t.
+inline double model_bytes(const ModelConfig& c, int max_B) {
+    double bytes = 4.0 * make_layout(c).total * sizeof(real);
+    for (int id = 0; id < NUM_ACTS; id++) bytes += (double)act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1) * sizeof(real);
+    return bytes;
+}
+
 inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed) {
     validate_model_config(c);
     m->config = c;
@@ -904,6 +912,7 @@ inline void save_checkpoint(const std::string& path, const Model& m, Header head
 inline Header read_checkpoint_header(const std::string& path) {
     struct stat st;
     if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("%s is a directory, not a checkpoint file", path.c_str());
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail("%s is not a regular file, so not a checkpoint", path.c_str());
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));
     Header h(HEADER_FIELDS, 0);

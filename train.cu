@@ -269,6 +269,8 @@ static void resolve_config(RunConfig* c) {
     if (!(c->lr > 0)) fail("--lr must be above 0");
     if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);
     if (c->warmup_frac > 1) fail("--warmup-frac %g is out of range [0, 1]", c->warmup_frac);
+    if (c->weight_decay > 1) fail("--weight-decay %g is out of range [0, 1]", c->weight_decay);
+    if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
     if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
@@ -481,11 +483,38 @@ static bool wants_gpu(const RunConfig& c) {
 #endif
 }
 
+// memory the system could give this process now (MemAvailable), or infinity if it does not say
+static double host_available_bytes() {
+    std::ifstream f("/proc/meminfo");
+    for (std::string line; std::getline(f, line);)
+        if (line.rfind("MemAvailable:", 0) == 0) return atof(line.c_str() + 13) * 1024;
+    return INFINITY;
+}
+
+static std::string gib(double bytes) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    return buf;
+}
+
+// A model that would not fit is refused before anything is allocated, with the size asked for.
+static void check_fits(const char* where, double needed, double available, const ModelConfig& mc, int B) {
+    if (needed <= available) return;
+    fail("the model needs %s of memory on %s (parameters, gradients, AdamW state, and activations for %d x %d tokens); %s has %s "
+         "available: use a smaller model, --batch or length",
+         gib(needed).c_str(), where, B, mc.max_T, where, gib(available).c_str());
+}
+
 // Makes the run's model: on the CPU, or on the GPU with a host copy for checkpoints and greedy
 // decoding (batch 1: its activations need not hold a training batch). Says where it is.
 static void make_model(Run* r, const ModelConfig& mc) {
     RunConfig& c = *r->config;
     bool gpu = wants_gpu(c);
+    validate_model_config(mc);
+    check_fits("the host", model_bytes(mc, gpu ? 1 : c.batch), host_available_bytes(), mc, gpu ? 1 : c.batch);
+#ifdef __CUDACC__
+    if (gpu) check_fits("the GPU", model_bytes(mc, c.batch), gpu_free_bytes(), mc, c.batch);
+#endif
     model_init(&r->model, mc, gpu ? 1 : c.batch, c.seed);
 #ifdef __CUDACC__
     if (gpu) {
@@ -585,6 +614,8 @@ static void make_directory(const std::string& path) {
         std::string prefix = path.substr(0, at);
         if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) fail("can not create run directory %s: %s", prefix.c_str(), strerror(errno));
     }
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) fail("can not use %s as the run directory: it is a file, not a directory", path.c_str());
     if (access(path.c_str(), W_OK) != 0) fail("can not write in run directory %s: %s", path.c_str(), strerror(errno));
 }
 

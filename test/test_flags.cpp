@@ -1,0 +1,246 @@
+// Bad input, table-driven, through the ./train binary (it must be built): every flag of the flag
+// table gets each kind of bad value its type admits (missing, malformed, negative, overflowing,
+// not finite, empty), and every bounded flag its out-of-range values; unknown names for the
+// flags that choose from a list; missing, unwritable and wrong-kind paths for the flags that
+// name files. Each must end with exit status 1 and exactly one line on stderr,
+// "train: error: ...", saying what was wrong, before any training starts.
+//
+// The flag table itself (included from train.cu) drives the per-type cases, and a flag that has
+// no range or path case here, and is not listed as unbounded with the reason, fails the test: a
+// new flag can not go untested.
+#define TESTING
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "train.cu"
+#include "test/unity.h"
+
+// the directory the test started in, which holds ./train
+static std::string cwd() {
+    static std::string dir;
+    if (dir.empty()) {
+        char buf[4096];
+        dir = getcwd(buf, sizeof(buf)) ? buf : ".";
+    }
+    return dir;
+}
+
+struct Outcome {
+    int status;
+    std::string err;
+    double seconds;
+};
+
+static std::string scratch_dir() {
+    static std::string dir;
+    if (dir.empty()) {
+        char pattern[] = "/tmp/test_flags_XXXXXX";
+        dir = mkdtemp(pattern);
+    }
+    return dir;
+}
+
+static std::string read_all(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// ./train ARGS < INPUT (a file), stdout discarded; `timeout` turns a hang into a failure
+static Outcome run_train(const std::string& args, const std::string& input = "/dev/null") {
+    std::string err = scratch_dir() + "/err";
+    std::string command = "cd " + scratch_dir() + " && timeout 20 " + cwd() + "/train " + args + " < " + input + " > /dev/null 2> " + err;
+    auto start = std::chrono::steady_clock::now();
+    int status = system(command.c_str());
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(err), seconds};
+}
+
+// "" if the outcome is one error line containing `text`, else what is wrong with it
+static std::string problem_with(const Outcome& o, const std::string& text) {
+    if (o.status != 1) return "exit status " + std::to_string(o.status) + " (expected 1), stderr: " + o.err;
+    if (std::count(o.err.begin(), o.err.end(), '\n') != 1 || o.err.rfind("train: error: ", 0) != 0)
+        return "expected one line 'train: error: ...', got: " + o.err;
+    if (o.err.find(text) == std::string::npos) return "expected '" + text + "' in: " + o.err;
+    // no training is asked for: a second is far more than any of these needs (the slowest, which
+    // builds a task's data before refusing the model's size, takes about 0.3 s); this catches a
+    // check that runs only after slow work, not the machine's speed
+    if (o.seconds > 2) return "took " + std::to_string(o.seconds) + " s";
+    return "";
+}
+
+struct Case {
+    const char* flag;  // the flag under test ("" for cases about no one flag)
+    std::string args, message;
+};
+
+static void check_cases(const std::vector<Case>& cases) {
+    for (const Case& c : cases) {
+        std::string problem = problem_with(run_train(c.args), c.message);
+        TEST_ASSERT_MESSAGE(problem.empty(), (c.args + ": " + problem).c_str());
+    }
+}
+
+// ----------------------------------------------------------------------------
+
+// missing, malformed, negative, overflowing, not finite and empty values, by the flag's type
+static void test_every_flag_refuses_values_its_type_can_not_hold(void) {
+    RunConfig config;
+    std::vector<Case> cases;
+    for (const Flag& f : flag_table(&config)) {
+        std::string name = f.name;  // (values are parsed before the mode is chosen: no mode needed)
+        if (f.type == FLAG_SWITCH) {
+            cases.push_back({f.name, name + " yes", "unknown flag 'yes'"});  // a switch takes no value
+            continue;
+        }
+        cases.push_back({f.name, name, name + " needs a value"});
+        if (f.type == FLAG_STRING) {
+            cases.push_back({f.name, name + " ''", name + " needs a value, got an empty string"});
+            continue;
+        }
+        const std::vector<const char*> bad_numbers = {"abc", "-3", "''", "12x", "0x10"};
+        const std::vector<const char*> bad_integers = {"99999999999999999999", "1.5", "1e3", "-0.5"};
+        const std::vector<const char*> bad_decimals = {"1e999", "nan", "inf", "-inf", "-1e-9"};
+        std::string expects = f.type == FLAG_FLOAT ? name + " expects a number >= 0" : name + " expects an integer in [0, ";
+        for (const char* v : bad_numbers)
+            if (!(f.type == FLAG_FLOAT && strcmp(v, "0x10") == 0)) cases.push_back({f.name, name + " " + v, expects});
+        for (const char* v : f.type == FLAG_FLOAT ? bad_decimals : bad_integers) cases.push_back({f.name, name + " " + v, expects});
+    }
+    TEST_ASSERT_GREATER_THAN(150, cases.size());
+    check_cases(cases);
+}
+
+// the bounded flags: values past each bound
+static const std::vector<Case>& range_cases() {
+    static const std::vector<Case> cases = {
+        {"--layers", "--layers 0", "--layers 0 is out of range [1, 65536]"},
+        {"--layers", "--layers 65537", "--layers 65537 is out of range [1, 65536]"},
+        {"--d-model", "--d-model 0", "--d-model 0 is out of range [1, 65536]"},
+        {"--d-model", "--d-model 100 --heads 3", "--d-model 100 is not divisible by --heads 3"},
+        {"--heads", "--heads 0", "--heads 0 is out of range [1, 65536]"},
+        {"--d-ff", "--d-ff 70000", "--d-ff 70000 is out of range [1, 65536]"},
+        {"--rope-frac", "--rope-frac 0", "--rope-frac 0 is out of range (0, 1]"},
+        {"--rope-frac", "--rope-frac 1.5", "--rope-frac 1.5 is out of range (0, 1]"},
+        {"--rope-frac", "--pe rope --rope-frac 0.01", "--rope-frac 0.01 rotates no pair of a 16-dim head"},
+        {"--dropout", "--dropout 1", "--dropout 1 is out of range [0, 1)"},
+        {"--steps", "--steps 0", "--steps and --eval-every must be at least 1"},
+        {"--batch", "--batch 0", "--batch 0 is out of range [1, 4096]"},
+        {"--batch", "--batch 4097", "--batch 4097 is out of range [1, 4096]"},
+        {"--lr", "--lr 0", "--lr must be above 0"},
+        {"--warmup-frac", "--warmup-frac 1.5", "--warmup-frac 1.5 is out of range [0, 1]"},
+        {"--weight-decay", "--weight-decay 2", "--weight-decay 2 is out of range [0, 1]"},
+        {"--grad-clip", "--grad-clip 0", "--grad-clip must be above 0"},
+        {"--eval-every", "--eval-every 0", "--steps and --eval-every must be at least 1"},
+        {"--train-size", "--train-size 0", "--train-size 0 is out of range [1, 10000000]"},
+        {"--valid-size", "--valid-size 10000001", "--valid-size 10000001 is out of range [1, 10000000]"},
+        {"--test-size", "--test-size 0", "--test-size 0 is out of range [1, 10000000]"},
+        {"--train-max", "--train-max 1", "--train-max 1 is below copy's shortest length 2"},
+        {"--train-max", "--train-max 30 --test-max 30", "--test-max 30 leaves no test lengths above --train-max 30"},
+        {"--test-max", "--test-max 1001", "copy can not make examples longer than 1000"},
+        {"--threads", "--threads 1025", "--threads 1025 is out of range [0, 1024]"},
+        {"--bench-seq", "--bench --bench-seq 1", "--bench-seq expects at least 2 tokens"},
+        {"--bench-seq", "--bench --bench-seq 65537", "sequence length 65537 is out of range [1, 65536]"},
+        {"--show", "--show 0", "--show expects at least 1 example, got 0"},
+        {"--show", "--task scan --show 20000 --split test", "--show 20000: the test split of scan has 3136 examples"},
+        // sizes whose memory would not fit: refused before allocating, with the size asked for
+        // (sizes no machine has: petabytes; with a GPU, the GPU's share is what does not fit)
+        {"--batch", "--batch 4096 --d-model 16384 --heads 16 --d-ff 65536 --layers 64", "GiB of memory on the "},
+        {"--layers", "--model paper --layers 4000", "GiB of memory on the "},
+        {"--bench-seq", "--bench --model paper --bench-seq 65536", "(parameters, gradients, AdamW state, and activations for 64 x 65536 tokens)"},
+    };
+    return cases;
+}
+
+// numeric flags every value of whose type is valid, and why
+static const char* UNBOUNDED[][2] = {
+    {"--seed", "any 64-bit seed"},
+    {"--data-seed", "any 64-bit seed"},
+    {"--sample", "decodes min(N, the split's size) examples; 0 decodes none"},
+};
+
+static void test_every_bounded_flag_refuses_values_out_of_range(void) { check_cases(range_cases()); }
+
+// flags that choose from a list: a name not on it
+static const std::vector<Case>& choice_cases() {
+    static const std::vector<Case> cases = {
+        {"--task", "--task copyy --show 1", "unknown task 'copyy' (valid: copy copy_rsc2x"},
+        {"--pe", "--pe xpos", "unknown positional encoding 'xpos' (valid: nope ape t5 alibi rope)"},
+        {"--model", "--model huge", "unknown model preset 'huge' (valid: paper small tiny)"},
+        {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
+        {"--precision", "--precision bf16", "unknown precision 'bf16' (valid: fp32 tf32)"},
+        {"--split", "--show 1 --split dev", "unknown split 'dev' (valid: train valid test)"},
+        {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
+        {"", "--task copy --task sum --show 1", "--task is given twice"},
+    };
+    return cases;
+}
+
+static void test_every_choice_flag_refuses_unknown_names(void) {
+    check_cases(choice_cases());
+#ifndef __CUDACC__
+    // this test's build, like ./train's, says whether there is a GPU path
+    std::string problem = problem_with(run_train("--device gpu"), "--device gpu: ");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+#endif
+}
+
+// flags that name files and directories: missing, unwritable, full, or of the wrong kind
+static const std::vector<Case>& path_cases() {
+    static const std::vector<Case> cases = {
+        {"--out", "--out /proc/no/such/dir", "can not create run directory /proc/no: "},
+        {"--out", "--out a_file", "can not use a_file as the run directory: it is a file, not a directory"},
+        {"--out", "--out /dev/full", "can not use /dev/full as the run directory: it is a file, not a directory"},
+        {"--resume", "--resume /no/such/run", "can not open checkpoint /no/such/run/state.bin: No such file or directory"},
+        {"--resume", "--resume a_file", "can not open checkpoint a_file/state.bin: Not a directory"},
+        {"--resume", "--resume .", "can not open checkpoint ./state.bin: No such file or directory"},
+        {"--load", "--load /no/such/model.bin", "can not open checkpoint /no/such/model.bin: No such file"},
+        {"--load", "--load /tmp", "/tmp is a directory, not a checkpoint file"},
+        {"--load", "--load /dev/zero", "/dev/zero is not a regular file, so not a checkpoint"},
+        {"--load", "--load a_file", "a_file is not a checkpoint: shorter than its 1024-byte header"},
+        {"--dump-state", "--dump-state /dev/full --layers 1 --d-model 16 --heads 2 --d-ff 16", "can not write /dev/full: No space left on device"},
+        {"--dump-state", "--dump-state /no/such/dir/x.bin", "can not write /no/such/dir/x.bin: No such file or directory"},
+        {"--dump-state", "--dump-state /tmp", "can not write /tmp: Is a directory"},
+    };
+    return cases;
+}
+
+static void test_every_path_flag_refuses_missing_unwritable_and_wrong_kinds_of_files(void) {
+    std::ofstream(scratch_dir() + "/a_file") << "not a checkpoint\n";
+    check_cases(path_cases());
+    // standard input that is not prompts: a line without end (/dev/zero) and a binary file
+    for (const char* input : {"/dev/zero", "./train"}) {
+        Outcome o = run_train("--task copy --answer", input[0] == '.' ? cwd() + "/train" : input);
+        std::string problem = problem_with(o, "line ");
+        TEST_ASSERT_MESSAGE(problem.empty(), (std::string(input) + ": " + problem).c_str());
+    }
+}
+
+// every flag has a case above (or is a switch, or is unbounded for a stated reason)
+static void test_every_flag_has_range_choice_or_path_cases(void) {
+    std::set<std::string> covered;
+    for (const auto* list : {&range_cases(), &choice_cases(), &path_cases()})
+        for (const Case& c : *list) covered.insert(c.flag);
+    for (const auto& u : UNBOUNDED) covered.insert(u[0]);
+    RunConfig config;
+    for (const Flag& f : flag_table(&config)) {
+        if (f.type == FLAG_SWITCH) continue;
+        TEST_ASSERT_MESSAGE(covered.count(f.name), (std::string(f.name) + " has no range, choice or path case in test_flags").c_str());
+    }
+}
+
+int main(int argc, char** argv) {
+    UNITY_BEGIN(argc, argv);
+    (void)run;  // train.cu's entry point: these tests go through the binary instead
+    if (access("./train", X_OK) != 0) {
+        fprintf(stderr, "test_flags: ./train is not built; run `make` first\n");
+        return 1;
+    }
+    RUN_TEST(test_every_flag_has_range_choice_or_path_cases);
+    RUN_TEST(test_every_flag_refuses_values_its_type_can_not_hold);
+    RUN_TEST(test_every_bounded_flag_refuses_values_out_of_range);
+    RUN_TEST(test_every_choice_flag_refuses_unknown_names);
+    RUN_TEST(test_every_path_flag_refuses_missing_unwritable_and_wrong_kinds_of_files);
+    return UNITY_END();
+}
