@@ -16,11 +16,11 @@ NVCCFLAGS ?= -O3
 
 HEADERS = common.h tasks.h pe.h model.h report.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
-TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_report test/test_sweep
+TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_report test/test_sweep
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
 DEV_TOOLS = dev/report dev/t5_table
 
-.PHONY: all test demo clean
+.PHONY: all test sanitize fuzz demo clean
 
 ifneq ($(NVCC),)
 # the GPU tests report IGNORED on a machine without a CUDA device
@@ -56,6 +56,9 @@ dev/t5_table: dev/t5_table.cpp $(HEADERS)
 test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
+test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu
+	$(CXX) $(CXXFLAGS) -I. -o $@ $<
+
 # test_report includes dev/report.cpp the same way
 test/test_report: test/test_report.cpp test/unity.h dev/report.cpp $(REPORT_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
@@ -63,6 +66,38 @@ test/test_report: test/test_report.cpp test/unity.h dev/report.cpp $(REPORT_HEAD
 # Runs every test program even when one fails; the exit status says whether all passed.
 test: train $(DEV_TOOLS) $(TESTS)
 	@status=0; for t in $(TESTS); do echo "== $$t"; ./$$t || status=1; done; exit $$status
+
+# The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails
+# the test that caused it), in a copy of the sources under build/sanitize so the normal binaries
+# stay as they are. Needs only g++ (its libasan and libubsan); about N minutes on 2 cores.
+SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SOURCES = Makefile README.md $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.sh)
+sanitize:
+	rm -rf build/sanitize && mkdir -p build/sanitize
+	cp --parents $(SOURCES) build/sanitize/
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		$(MAKE) -C build/sanitize NVCC= CXXFLAGS="$(SANITIZE_FLAGS)" test
+
+# libFuzzer on each target of test/fuzz/targets.h for FUZZ_SECONDS, under ASan and UBSan, from the
+# committed corpus (read only) into build/fuzz/corpus/TARGET; a finding stops it, its input saved
+# as build/fuzz/crash-* (or leak-, timeout-). Needs clang and libFuzzer (Debian: clang,
+# libclang-rt-14-dev or the clang version's own).
+FUZZ_TARGETS = answer checkpoint flags
+FUZZ_SECONDS ?= 60
+CLANGXX ?= clang++
+FUZZ_FLAGS = -std=c++17 -g -O1 -fopenmp -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+build/fuzz/fuzz_%: test/fuzz/fuzz.cpp test/fuzz/targets.h $(HEADERS) train.cu
+	@mkdir -p build/fuzz
+	$(CLANGXX) $(FUZZ_FLAGS) -DFUZZ_TARGET=fuzz_$* -o $@ $<
+fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/corpus/$$t; \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+		build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			-artifact_prefix=build/fuzz/ build/fuzz/corpus/$$t test/fuzz/corpus/$$t 2>&1 | \
+			grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::number_of_executed_units|^stat::peak_rss|ERROR|SUMMARY|Test unit written" || true; \
+		if ls build/fuzz/crash-* build/fuzz/leak-* build/fuzz/timeout-* > /dev/null 2>&1; then echo "fuzz_$$t: finding in build/fuzz"; exit 1; fi; \
+	done
 
 # The paper's headline experiment in miniature: all five PEs on copy, one seed, then the report
 # (sweeps/demo/report.md and its plots) and the MRR line. On two CPU cores the `tiny` model, one
@@ -77,3 +112,4 @@ demo: train dev/report
 
 clean:
 	rm -f train $(DEV_TOOLS) $(TESTS) test/test_gpu $(DEV)
+	rm -rf build

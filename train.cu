@@ -633,9 +633,10 @@ static std::string config_json(RunConfig* c, const Model& m, const Dataset& d) {
     std::string s = "{\n  \"task\": \"" + c->task + "\",\n  \"pe\": \"" + c->pe + "\",\n  \"model\": \"" + c->model + "\",\n";
     for (const Flag& f : flag_table(c)) {
         if (!f.saved) continue;
-        std::string value = f.type == FLAG_INT ? std::to_string(*(int*)f.value)
-                          : f.type == FLAG_U64 ? std::to_string(*(uint64_t*)f.value)
-                                               : format_double(*(double*)f.value);
+        std::string value = f.type == FLAG_INT      ? std::to_string(*(int*)f.value)
+                          : f.type == FLAG_U64    ? std::to_string(*(uint64_t*)f.value)
+                          : f.type == FLAG_SWITCH ? (*(bool*)f.value ? "true" : "false")
+                                                  : format_double(*(double*)f.value);
         s += "  \"" + std::string(f.name + 2) + "\": " + value + ",\n";
     }
     s += "  \"train-min\": " + std::to_string(d.lengths.train_min) + ",\n  \"vocab\": " + std::to_string(m.config.V) +

@@ -66,7 +66,7 @@ namespace fs = std::filesystem;
 // a backslash here just keeps the next character) and numbers
 
 struct Json {
-    enum Kind { NUMBER, STRING, ARRAY, OBJECT } kind = NUMBER;
+    enum Kind { NUMBER, STRING, BOOLEAN, ARRAY, OBJECT } kind = NUMBER;
     std::string text;               // a string's value, or a number as written (seeds need all 64 bits)
     double number = 0;
     std::vector<std::string> keys;  // an object's keys, in order, naming items
@@ -114,7 +114,7 @@ struct JsonReader {
         j.text = text.substr(start, at - start);
         char* end = nullptr;
         j.number = strtod(j.text.c_str(), &end);
-        if (j.text.empty() || *end != '\0') at = start, error("a value (object, array, string or number)");
+        if (j.text.empty() || *end != '\0') at = start, error("a value (object, array, string, number, true or false)");
         return j;
     }
     // a list of items between open and close, separated by commas
@@ -142,6 +142,10 @@ struct JsonReader {
         } else if (at < text.size() && text[at] == '"') {
             j.kind = Json::STRING;
             j.text = string();
+        } else if (text.compare(at, 4, "true") == 0 || text.compare(at, 5, "false") == 0) {
+            j.kind = Json::BOOLEAN;
+            j.text = text[at] == 't' ? "true" : "false";
+            at += j.text.size();
         } else {
             j = number();
         }

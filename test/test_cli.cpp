@@ -142,6 +142,7 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
     TEST_ASSERT_EQUAL_INT(4, lines(read_file(dir + "/log.tsv")).size());  // header and 3 steps
     TEST_ASSERT_MESSAGE(read_file(dir + "/config.json").find("\"steps\": 3,") != std::string::npos, "config.json of the old run");
+    TEST_ASSERT_MESSAGE(read_file(dir + "/config.json").find("\"skip-nonfinite\": false,") != std::string::npos, "a switch in config.json");
     TEST_ASSERT_EQUAL_INT(0, train(small + " --force --out " + dir).status);  // the 6-step run again, for what follows
     TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));       // and it repeats bit for bit
 

@@ -206,6 +206,10 @@ static void test_json_reader_reads_results_json_in_train_cu_format(void) {
     SplitResult test = read_split(field(j, "test", Json::OBJECT, ""), "");
     TEST_ASSERT_EQUAL_INT(2, test.by_length[4].total);
     TEST_ASSERT_EQUAL_INT(0, test.all.correct);
+    // config.json's switches (--skip-nonfinite) are JSON booleans
+    Json config = parse_json("{\"skip-nonfinite\": false, \"x\": true}", "config.json");
+    TEST_ASSERT_EQUAL_STRING("false", field(config, "skip-nonfinite", Json::BOOLEAN, "").text);
+    TEST_ASSERT_EQUAL_STRING("true", field(config, "x", Json::BOOLEAN, "").text);
 }
 
 static void test_json_split_reads_back_as_the_same_counts(void) {

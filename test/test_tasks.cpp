@@ -622,19 +622,10 @@ static void test_impossible_splits_are_refused(void) {
     TEST_ASSERT_THROWS_WITH(length_split(find_task("sum"), c), "--valid-size 0 is out of range");
 }
 
-// README.md beside the test/ folder this program was built in, whatever the current directory
-static std::string readme_path(void) {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0) return "README.md";
-    std::string path(exe, n);
-    return path.substr(0, path.rfind('/')) + "/../README.md";
-}
-
 // README's table of tasks shows one example per task: each must be what the solver answers
 static void test_readme_examples_are_right(void) {
-    std::ifstream readme(readme_path());
-    TEST_ASSERT_MESSAGE(readme.good(), ("can not read " + readme_path()).c_str());
+    std::ifstream readme(repo_path("README.md"));
+    TEST_ASSERT_MESSAGE(readme.good(), ("can not read " + repo_path("README.md")).c_str());
     const std::string arrow_text = "` → `";  // the arrow is three bytes of UTF-8
     int checked = 0;
     for (std::string line; std::getline(readme, line);) {

@@ -35,6 +35,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <unistd.h>
 
 struct UnityState {
     const char* file = "";
@@ -214,3 +215,13 @@ static inline std::string unity_tensor_mismatch(double atol, double rtol, const 
 
 // an informational line in the test log
 #define TEST_MESSAGE(msg) printf("%s:%d:%s:INFO: %s\n", Unity.file, __LINE__, Unity.test_name, std::string(msg).c_str())
+
+// A file of this repository, found beside the test/ folder this program was built in, so a test
+// reads it whatever the current directory: repo_path("README.md").
+inline std::string repo_path(const std::string& relative) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) return relative;
+    std::string path(exe, n);
+    return path.substr(0, path.rfind('/')) + "/../" + relative;
+}

@@ -1,0 +1,122 @@
+/*
+ test/fuzz/targets.h: the fuzz targets, one function per input the program parses. Each takes
+ arbitrary bytes, runs the real parsing code of train.cu (included, as the tests do) on them, and
+ returns normally whatever the bytes are: a user's error (Error) is the expected answer to bad
+ input; a crash, a hang, another exception or a sanitizer report is a finding.
+
+   fuzz_answer      a prompt for --answer: byte 0 picks the task; byte 1 says whether the rest is
+                    raw text, or indices into the task's vocabulary (valid words in any order,
+                    which reach deep into each task's solver)
+   fuzz_checkpoint  a checkpoint file for --load / --resume: byte 0's bits say whether to set the
+                    magic and version, the parameter count and both CRC-32s right, so that inputs
+                    get past each check to the ones behind it; then header, model and run settings
+                    are read and validated as --load does, without building the data
+   fuzz_flags       a command line: NUL-separated arguments through parse_flags, find_mode and
+                    the checks each mode makes before it does any work
+
+ test/fuzz/fuzz.cpp makes a libFuzzer binary of one of them (`make fuzz`); test/test_fuzz_corpus
+ runs all three over the committed corpus in every `make test`.
+*/
+#pragma once
+#define TESTING
+#include <unistd.h>
+
+#include "train.cu"
+
+// ----------------------------------------------------------------------------
+
+static int fuzz_answer(const uint8_t* data, size_t size) {
+    static std::vector<Vocab> vocabs;
+    if (vocabs.empty())
+        for (const Task& t : TASKS) vocabs.push_back(make_vocab(t));
+    if (size < 2) return 0;
+    int task = data[0] % NUM_TASKS;
+    bool words = data[1] & 1;
+    const Vocab& vocab = vocabs[task];
+    std::string line;
+    for (size_t i = 2; i < size; i++) {
+        if (!words) {
+            if (data[i] == '\n') break;  // --answer reads one line at a time
+            line += (char)data[i];
+        } else {
+            if (!line.empty()) line += ' ';
+            line += vocab.words[2 + data[i] % (vocab.size() - 2)];  // any word but <pad> and <eos>
+        }
+    }
+    try {
+        int length = 0;
+        task_answer(TASKS[task], vocab, line, &length);
+    } catch (const Error&) {
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+
+static void store_u32(std::vector<uint8_t>* file, int field, uint32_t value) { memcpy(file->data() + 4 * field, &value, 4); }
+
+static int fuzz_checkpoint(const uint8_t* data, size_t size) {
+    if (size < 1) return 0;
+    uint8_t fixes = data[0];
+    std::vector<uint8_t> file(data + 1, data + size);
+    if (file.size() >= (size_t)HEADER_FIELDS * 4) {
+        if (fixes & 1) store_u32(&file, H_MAGIC, CHECKPOINT_MAGIC), store_u32(&file, H_VERSION, CHECKPOINT_VERSION);
+        if (fixes & 2) {  // the parameter count the file's size implies, for its kind
+            int32_t kind;
+            memcpy(&kind, file.data() + 4 * H_KIND, 4);
+            size_t values = (file.size() - HEADER_FIELDS * 4) / 4 / (kind == CKPT_TRAIN_STATE ? 3 : 1);
+            store_u32(&file, H_NUM_PARAMS_LO, (uint32_t)values), store_u32(&file, H_NUM_PARAMS_HI, 0);
+        }
+        if (fixes & 4) store_u32(&file, H_PAYLOAD_CRC, crc32_update(0, file.data() + HEADER_FIELDS * 4, file.size() - HEADER_FIELDS * 4));
+        if (fixes & 8) store_u32(&file, H_HEADER_CRC, crc32_update(0, file.data(), 4 * H_HEADER_CRC));
+    }
+    static const std::string path = "/tmp/fuzz_checkpoint_" + std::to_string(getpid()) + ".bin";
+    FILE* f = fopen(path.c_str(), "wb");
+    if (!f) return 0;
+    fwrite(file.data(), 1, file.size(), f);
+    fclose(f);
+    try {
+        Header h = read_checkpoint_header(path);
+        RunConfig config;  // what --load does with the header: the run's settings, validated
+        restore_run(h, &config);
+        config.model = header_preset(h);
+        resolve_config(&config);
+        length_split(find_task(config.task), config.data);
+        ModelConfig mc{h[H_LAYERS], h[H_D_MODEL], h[H_HEADS], h[H_D_FF], h[H_VOCAB], 8, (PEKind)h[H_PE], bits_float(h[H_ROPE_FRAC]),
+                       bits_float(h[H_DROPOUT])};
+        validate_model_config(mc);
+        if (make_layout(mc).total > (1u << 20)) return 0;  // a real model this size loads the same way; the fuzzer needs speed
+        Model m;
+        model_init(&m, mc, 1, 1);
+        load_checkpoint(path, h, &m);
+    } catch (const Error&) {
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+
+static int fuzz_flags(const uint8_t* data, size_t size) {
+    std::vector<std::string> words = {"train"};
+    std::string word;
+    for (size_t i = 0; i < size && words.size() < 32; i++) {
+        if (data[i]) word += (char)data[i];
+        else words.push_back(word), word.clear();
+    }
+    if (!word.empty()) words.push_back(word);
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(&w[0]);
+    try {
+        RunConfig c;
+        std::set<std::string> given = parse_flags((int)argv.size(), argv.data(), &c);
+        if (c.help) return 0;
+        Mode mode = find_mode(given, &c);
+        if (mode == RESUME || mode == LOAD) return 0;  // they open files the bytes name: fuzz_checkpoint covers the reading
+        const Task& task = find_task(c.task);
+        length_split(task, c.data);
+        if (mode == SHOW) find_split(c.split);
+        if (mode & MODEL) resolve_config(&c);
+    } catch (const Error&) {
+    }
+    return 0;
+}
