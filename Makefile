@@ -16,7 +16,7 @@ NVCCFLAGS ?= -O3
 
 HEADERS = common.h tasks.h pe.h model.h report.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
-TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_report test/test_sweep
+TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_report test/test_sweep
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
 DEV_TOOLS = dev/report dev/t5_table
 
@@ -71,10 +71,10 @@ test: train $(DEV_TOOLS) $(TESTS)
 # the test that caused it), in a copy of the sources under build/sanitize so the normal binaries
 # stay as they are. Needs only g++ (its libasan and libubsan); about N minutes on 2 cores.
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-SOURCES = Makefile README.md $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.sh)
+SOURCES = Makefile README.md $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.sh) test/fuzz
 sanitize:
 	rm -rf build/sanitize && mkdir -p build/sanitize
-	cp --parents $(SOURCES) build/sanitize/
+	cp -r --parents $(SOURCES) build/sanitize/
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) -C build/sanitize NVCC= CXXFLAGS="$(SANITIZE_FLAGS)" test
 

@@ -864,9 +864,11 @@ struct Vocab {
     }
 };
 
-static inline Vocab make_vocab(const Task& task) {
+// <pad>, <eos>, the task's words, and with `bos` a last word <bos> (last, so that every other
+// word keeps its id with or without it)
+static inline Vocab make_vocab(const Task& task, bool bos = false) {
     Vocab v;
-    for (const std::string& w : concat({"<pad>", "<eos>"}, task.lexicon())) {
+    for (const std::string& w : concat(concat({"<pad>", "<eos>"}, task.lexicon()), bos ? Words{"<bos>"} : Words{})) {
         if (!v.ids.emplace(w, v.size()).second) fail("internal error: word '%s' twice in the %s vocabulary", w.c_str(), task.name);
         v.words.push_back(w);
     }
@@ -912,6 +914,7 @@ struct DataConfig {
     int test_size = 10000;    // paper: ~10,000, equal counts per test length
     int train_max = 0;        // 0: the task's own split
     int test_max = 0;
+    bool bos = false;         // --bos: every sequence starts with <bos>, as Theorem 1's proof needs (the paper had none)
 };
 
 struct LengthSplit {
@@ -1020,12 +1023,27 @@ static inline Split enumerated_split(const Task& task, const Vocab& vocab, uint6
     return split;
 }
 
+// the same examples, each now starting with <bos> (part of the prompt; lengths λ unchanged)
+static inline Split with_bos(const Split& in, int bos) {
+    Split out;
+    for (int i = 0; i < in.size(); i++) {
+        out.tokens.push_back(bos);
+        out.tokens.insert(out.tokens.end(), in.example(i), in.example(i) + in.example_len(i));
+        out.start.push_back(out.tokens.size());
+        out.prompt_len.push_back(in.prompt_len[i] + 1);
+        out.length.push_back(in.length[i]);
+    }
+    return out;
+}
+
+// The split's examples are the same with --bos or without (the data stream does not see it).
 static inline Split make_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind) {
     LengthSplit lengths = length_split(task, config);
     const int sizes[] = {config.train_size, config.valid_size, config.test_size};
-    if (task.enumerate) return enumerated_split(task, vocab, config.seed, kind, sizes[kind], lengths);
-    if (kind == SPLIT_TEST) return sampled_split(task, vocab, config.seed, kind, sizes[kind], lengths.train_max + 1, lengths.test_max);
-    return sampled_split(task, vocab, config.seed, kind, sizes[kind], lengths.train_min, lengths.train_max);
+    Split split = task.enumerate ? enumerated_split(task, vocab, config.seed, kind, sizes[kind], lengths)
+                  : kind == SPLIT_TEST ? sampled_split(task, vocab, config.seed, kind, sizes[kind], lengths.train_max + 1, lengths.test_max)
+                                       : sampled_split(task, vocab, config.seed, kind, sizes[kind], lengths.train_min, lengths.train_max);
+    return config.bos ? with_bos(split, vocab.id("<bos>")) : split;
 }
 
 struct Dataset {
@@ -1036,7 +1054,7 @@ struct Dataset {
 };
 
 static inline Dataset make_dataset(const Task& task, const DataConfig& config) {
-    Dataset d{&task, make_vocab(task), length_split(task, config), {}};
+    Dataset d{&task, make_vocab(task, config.bos), length_split(task, config), {}};
     for (int k = 0; k < NUM_SPLITS; k++) d.splits[k] = make_split(task, d.vocab, config, (SplitKind)k);
     return d;
 }

@@ -142,6 +142,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--test-size", FLAG_INT, &c->data.test_size, true, DATA, "out-of-distribution test examples"},
         {"--train-max", FLAG_INT, &c->data.train_max, true, DATA, "longest training length (default: the task's)"},
         {"--test-max", FLAG_INT, &c->data.test_max, true, DATA, "longest test length (default: the task's)"},
+        {"--bos", FLAG_SWITCH, &c->data.bos, true, DATA, "start every sequence with a <bos> token (Theorem 1's first token; the paper had none)"},
         {"--out", FLAG_STRING, &c->out, false, TRAIN, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
         {"--force", FLAG_SWITCH, &c->force, false, TRAIN, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
@@ -1090,7 +1091,7 @@ static SplitKind find_split(const std::string& name) {
 }
 
 static void show_examples(const Task& task, const RunConfig& c) {
-    Vocab vocab = make_vocab(task);
+    Vocab vocab = make_vocab(task, c.data.bos);
     Split split = make_split(task, vocab, c.data, find_split(c.split));
     if (c.show > split.size()) fail("--show %d: the %s split of %s has %d examples", c.show, c.split.c_str(), task.name, split.size());
     Words prompt, target;

@@ -659,6 +659,46 @@ static void test_rng_streams_are_reproducible_and_independent(void) {
     for (int f = 0; f < 6; f++) TEST_ASSERT_DOUBLE_WITHIN(5 * 91.3, 10000, faces[f]);
 }
 
+// Theorem 1's proof needs a first token that no later position repeats (test_theorem.cpp). The
+// paper's models had no <bos>, but every task's prompt starts with one instruction word
+// ("Copy:", "Solve:", "Compute", ...) that appears nowhere else in the sequence: a pseudo-<bos>,
+// which is why --bos is an experiment here and not a fix.
+static void test_every_task_starts_with_a_word_it_never_repeats(void) {
+    for (const Task& task : TASKS) {
+        Vocab vocab = make_vocab(task);
+        for (int kind = 0; kind < NUM_SPLITS; kind++) {
+            Split split = make_split(task, vocab, small_config(), (SplitKind)kind);
+            int first = split.example(0)[0];
+            for (int i = 0; i < split.size(); i++) {
+                TEST_ASSERT_EQUAL_INT_MESSAGE(first, split.example(i)[0], task.name);
+                for (int t = 1; t < split.example_len(i); t++)
+                    TEST_ASSERT_MESSAGE(split.example(i)[t] != first, (std::string(task.name) + ": the first word comes again").c_str());
+            }
+        }
+    }
+}
+
+// --bos puts <bos> (the vocabulary's last word) before every prompt, and changes nothing else
+static void test_bos_starts_every_example_and_keeps_the_rest(void) {
+    const Task& task = find_task("reverse");
+    DataConfig with = small_config();
+    with.bos = true;
+    Vocab plain_vocab = make_vocab(task), bos_vocab = make_vocab(task, true);
+    TEST_ASSERT_EQUAL_INT(plain_vocab.size() + 1, bos_vocab.size());
+    TEST_ASSERT_EQUAL_INT(bos_vocab.size() - 1, bos_vocab.id("<bos>"));
+    for (int kind = 0; kind < NUM_SPLITS; kind++) {
+        Split plain = make_split(task, plain_vocab, small_config(), (SplitKind)kind), bos = make_split(task, bos_vocab, with, (SplitKind)kind);
+        TEST_ASSERT_EQUAL_INT(plain.size(), bos.size());
+        for (int i = 0; i < plain.size(); i++) {
+            TEST_ASSERT_EQUAL_INT(bos_vocab.id("<bos>"), bos.example(i)[0]);
+            TEST_ASSERT_EQUAL_INT(plain.example_len(i) + 1, bos.example_len(i));
+            TEST_ASSERT_EQUAL_INT(plain.prompt_len[i] + 1, bos.prompt_len[i]);
+            TEST_ASSERT_EQUAL_INT(plain.length[i], bos.length[i]);
+            TEST_ASSERT_EQUAL_INT(0, memcmp(plain.example(i), bos.example(i) + 1, plain.example_len(i) * sizeof(int)));
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_every_example_matches_an_independent_solution);
@@ -683,5 +723,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_impossible_splits_are_refused);
     RUN_TEST(test_rng_streams_are_reproducible_and_independent);
     RUN_TEST(test_readme_examples_are_right);
+    RUN_TEST(test_every_task_starts_with_a_word_it_never_repeats);
+    RUN_TEST(test_bos_starts_every_example_and_keeps_the_rest);
     return UNITY_END();
 }

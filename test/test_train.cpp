@@ -170,6 +170,7 @@ static void test_clipping_scales_the_global_norm_to_the_limit(void) {
 static void test_checkpoint_round_trip_gives_identical_logits(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
+    c.data.bos = true;  // a saved data setting that changes the vocabulary: the reload must rebuild it
     Run a(&c);
     prepare_quietly(&a, INT_MAX);
     Batch batch;
@@ -194,6 +195,7 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
     TEST_ASSERT_EQUAL_INT(c.data.train_max, c2.data.train_max);
     TEST_ASSERT_EQUAL_FLOAT(c.lr, c2.lr);
     TEST_ASSERT_EQUAL_INT(c.data.seed, c2.data.seed);
+    TEST_ASSERT_TRUE(c2.data.bos);
 }
 
 // a switch and the count of skipped steps survive a checkpoint, like every saved setting
