@@ -14,11 +14,11 @@ NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3
 
-HEADERS = common.h tasks.h pe.h model.h report.h
+HEADERS = common.h tasks.h pe.h model.h report.h analysis.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
-TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_report test/test_sweep
+TESTS = test/test_tasks test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_analysis test/test_report test/test_sweep
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
-DEV_TOOLS = dev/report dev/t5_table
+DEV_TOOLS = dev/report dev/t5_table dev/attention
 
 .PHONY: all test sanitize fuzz demo clean
 
@@ -52,8 +52,14 @@ dev/report: dev/report.cpp $(REPORT_HEADERS)
 dev/t5_table: dev/t5_table.cpp $(HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
+dev/attention: dev/attention.cpp common.h report.h analysis.h
+	$(CXX) $(CXXFLAGS) -I. -o $@ $<
+
 # test_train includes train.cu itself (compiled as C++, with TESTING defined)
 test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
+	$(CXX) $(CXXFLAGS) -I. -o $@ $<
+
+test/test_analysis: test/test_analysis.cpp dev/attention.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis.h"
 #include "common.h"
 #include "model.h"
 #include "pe.h"
@@ -70,7 +71,8 @@ struct RunConfig {
     uint64_t seed = 256788;  // the paper's first seed: initialisation, batch order, dropout
     DataConfig data;
     std::string out;  // "": runs/TASK-PE-MODEL-sSEED
-    std::string resume, load, dump_state;
+    std::string resume, load, dump_state, dump_attention;
+    int dump_per_length = 10;  // the paper's §5.2 took 10 examples of every length
     int sample = 0, threads = 0;
     bool bench = false, force = false, skip_nonfinite = false;
     int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
@@ -148,6 +150,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
         {"--load", FLAG_STRING, &c->load, false, LOAD, "evaluate this checkpoint (model.bin or state.bin) again"},
         {"--sample", FLAG_INT, &c->sample, false, TRAIN | RESUME | LOAD, "after evaluating, decode N valid and N test examples greedily"},
+        {"--dump-attention", FLAG_STRING, &c->dump_attention, false, LOAD, "with --load: write the attention of examples of every length to FILE (and heatmaps)"},
+        {"--dump-per-length", FLAG_INT, &c->dump_per_length, false, LOAD, "examples per length for --dump-attention (default 10, as the paper)"},
         {"--dump-state", FLAG_STRING, &c->dump_state, false, DUMP, "write one batch's tensors and gradients to FILE, then exit"},
         {"--bench", FLAG_SWITCH, &c->bench, false, BENCH, "time training steps and report tokens/s, then exit"},
         {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
@@ -229,6 +233,8 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
+    if (given.count("--dump-per-length") && !given.count("--dump-attention")) fail("--dump-per-length is read only with --dump-attention");
+    if (c->dump_per_length < 1) fail("--dump-per-length expects at least 1 example, got %d", c->dump_per_length);
     return mode;
 }
 
@@ -972,6 +978,43 @@ static void run_training(RunConfig* c) {
 // ----------------------------------------------------------------------------
 // other modes
 
+// --dump-attention: the first N examples of every length of valid (in-distribution lengths) and
+// of test (the longer ones), teacher-forced on the CPU one at a time, every layer's and head's
+// probabilities into one file (analysis.h), and heatmaps of the first valid and the first test
+// example beside it (FILE.valid.svg, FILE.test.svg).
+static void dump_attention(Run* r) {
+    RunConfig& c = *r->config;
+    Model& m = r->model;  // the host copy: on the CPU, batch 1 fits whatever device trained it
+    AttentionDump dump;
+    dump.L = m.config.L, dump.NH = m.config.NH;
+    for (SplitKind kind : {SPLIT_VALID, SPLIT_TEST}) {
+        const Split& split = r->data.splits[kind];
+        std::map<int, int> taken;  // λ -> examples dumped
+        for (int i = 0; i < split.size(); i++) {
+            if (taken[split.length[i]]++ >= c.dump_per_length) continue;
+            AttentionExample e;
+            e.split = kind, e.index = i, e.length = split.length[i], e.prompt_len = split.prompt_len[i], e.T = split.example_len(i);
+            e.tokens.assign(split.example(i), split.example(i) + e.T);
+            model_forward(&m, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
+            for (int l = 0; l < m.config.L; l++) e.probs.insert(e.probs.end(), m.act(A_ATT, l), m.act(A_ATT, l) + (size_t)m.config.NH * e.T * e.T);
+            dump.examples.push_back(std::move(e));
+        }
+    }
+    write_attention_dump(c.dump_attention, dump);
+    for (SplitKind kind : {SPLIT_VALID, SPLIT_TEST}) {
+        const AttentionExample* first = nullptr;
+        for (const AttentionExample& e : dump.examples)
+            if (!first && e.split == kind) first = &e;
+        Words words;
+        for (int token : first->tokens) words.push_back(r->data.vocab.words[token]);
+        std::string title = c.task + " / " + c.pe + ": " + SPLIT_NAMES[kind] + " example " + std::to_string(first->index) + ", length " +
+                            std::to_string(first->length);
+        write_text(c.dump_attention + "." + SPLIT_NAMES[kind] + ".svg", attention_heatmaps_svg(*first, dump.L, dump.NH, words, title));
+    }
+    printf("wrote the attention of %zu examples to %s, heatmaps to %s.valid.svg and %s.test.svg\n", dump.examples.size(), c.dump_attention.c_str(),
+           c.dump_attention.c_str(), c.dump_attention.c_str());
+}
+
 // Re-evaluates a saved checkpoint on the data of the run that wrote it.
 static void run_load(RunConfig* c) {
     Header h = read_checkpoint_header(c->load);
@@ -981,6 +1024,7 @@ static void run_load(RunConfig* c) {
     resolve_config(c);
     build(&r);
     load_checkpoint(c->load, h, &r.model);
+    if (!c->dump_attention.empty()) return dump_attention(&r);
     host_to_device(&r);
     report(&r, false);
     print_samples_of(&r);
@@ -993,6 +1037,8 @@ static const int32_t DUMP_MAGIC = 20261123;
 static void run_dump_state(RunConfig* c) {
     resolve_config(c);
     c->device = "cpu";  // the reference computes what other implementations check against
+    FILE* f = fopen(c->dump_state.c_str(), "wb");  // before the data and model: a bad path fails at once
+    if (!f) fail("can not write %s: %s", c->dump_state.c_str(), strerror(errno));
     Run r(c);
     build(&r);
     Batch batch;
@@ -1005,8 +1051,6 @@ static void run_dump_state(RunConfig* c) {
     Header h = checkpoint_header(m, CKPT_MODEL, c->task, c->model);
     h[H_MAGIC] = DUMP_MAGIC;
     h[H_RUN] = batch.B, h[H_RUN + 1] = batch.T;
-    FILE* f = fopen(c->dump_state.c_str(), "wb");
-    if (!f) fail("can not write %s: %s", c->dump_state.c_str(), strerror(errno));
     std::vector<float> logits(m.act(A_LOGITS), m.act(A_LOGITS) + (size_t)batch.B * batch.T * m.config.V);
     bool written = fwrite(h.data(), sizeof(int32_t), HEADER_FIELDS, f) == HEADER_FIELDS && write_reals(f, m.params) &&
                    fwrite(batch.tokens.data(), sizeof(int), batch.tokens.size(), f) == batch.tokens.size() &&

@@ -143,6 +143,8 @@ static const std::vector<Case>& range_cases() {
         {"--bench-seq", "--bench --bench-seq 1", "--bench-seq expects at least 2 tokens"},
         {"--bench-seq", "--bench --bench-seq 65537", "sequence length 65537 is out of range [1, 65536]"},
         {"--show", "--show 0", "--show expects at least 1 example, got 0"},
+        {"--dump-per-length", "--load x --dump-attention y --dump-per-length 0", "--dump-per-length expects at least 1 example, got 0"},
+        {"--dump-per-length", "--load x --dump-per-length 3", "--dump-per-length is read only with --dump-attention"},
         {"--show", "--task scan --show 20000 --split test", "--show 20000: the test split of scan has 3136 examples"},
         // sizes whose memory would not fit: refused before allocating, with the size asked for
         // (sizes no machine has: petabytes; with a GPU, the GPU's share is what does not fit)
@@ -202,12 +204,19 @@ static const std::vector<Case>& path_cases() {
         {"--dump-state", "--dump-state /dev/full --layers 1 --d-model 16 --heads 2 --d-ff 16", "can not write /dev/full: No space left on device"},
         {"--dump-state", "--dump-state /no/such/dir/x.bin", "can not write /no/such/dir/x.bin: No such file or directory"},
         {"--dump-state", "--dump-state /tmp", "can not write /tmp: Is a directory"},
+        {"--dump-attention", "--load micro/model.bin --dump-attention /dev/full", "can not write /dev/full: No space left on device"},
+        {"--dump-attention", "--load micro/model.bin --dump-attention /no/such/dir/a.bin", "can not write /no/such/dir/a.bin: No such file"},
+        {"--dump-attention", "--load micro/model.bin --dump-attention /tmp", "can not write /tmp: Is a directory"},
     };
     return cases;
 }
 
 static void test_every_path_flag_refuses_missing_unwritable_and_wrong_kinds_of_files(void) {
     std::ofstream(scratch_dir() + "/a_file") << "not a checkpoint\n";
+    // a real checkpoint, for the flags that write what one holds (a second or so)
+    Outcome micro = run_train("--task copy_cmc --steps 2 --eval-every 1 --layers 1 --d-model 16 --heads 2 --d-ff 8 --train-size 16 --valid-size 4"
+                              " --test-size 4 --train-max 3 --test-max 4 --batch 2 --device cpu --out micro");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, micro.status, micro.err.c_str());
     check_cases(path_cases());
     // standard input that is not prompts: a line without end (/dev/zero) and a binary file
     for (const char* input : {"/dev/zero", "./train"}) {

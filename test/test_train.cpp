@@ -8,22 +8,6 @@
 #include "train.cu"
 #include "test/unity.h"
 
-// training prints progress; the test log keeps only the test lines
-struct Silence {
-    int saved;
-    Silence() {
-        fflush(stdout);
-        saved = dup(STDOUT_FILENO);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, STDOUT_FILENO);
-        close(null);
-    }
-    ~Silence() {
-        fflush(stdout);
-        dup2(saved, STDOUT_FILENO);
-        close(saved);
-    }
-};
 
 static std::string temp_dir() {
     char pattern[] = "/tmp/test_train_XXXXXX";

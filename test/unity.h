@@ -35,6 +35,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <fcntl.h>
 #include <unistd.h>
 
 struct UnityState {
@@ -225,3 +226,21 @@ inline std::string repo_path(const std::string& relative) {
     std::string path(exe, n);
     return path.substr(0, path.rfind('/')) + "/../" + relative;
 }
+
+// Training prints progress; while a Silence lives, stdout goes to /dev/null, so the test log
+// keeps only the test lines. (An assertion inside one would be silenced too: assert after it.)
+struct Silence {
+    int saved;
+    Silence() {
+        fflush(stdout);
+        saved = dup(STDOUT_FILENO);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        close(null);
+    }
+    ~Silence() {
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+    }
+};

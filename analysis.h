@@ -1,0 +1,207 @@
+/*
+ analysis.h: what a trained model attends to, and the paper's two measures of it.
+
+ Provides:
+   - AttentionDump: the attention probabilities of chosen examples, every layer and head, with
+     the file layout `./train --load FILE --dump-attention OUT` writes and the dev/ tools read
+     (README, "Attention dumps")
+   - attention_heatmaps_svg(): one example's heads as heatmaps, layers in rows, heads in columns
+   - the §5.2 distance between two models' attention on the same examples: per layer, the
+     smallest divergence over head pairs, averaged per example length (Jensen-Shannon by
+     default; the paper code's variant on request)
+   - the §6.1 attended-distance histogram: where each head's strongest key lies, relative to
+     the query, over the answer's positions
+
+ Attention here is post-softmax probabilities, teacher-forced on the gold sequence (prompt,
+ target, <eos>), without dropout. Row t of a head holds keys 0..t (causal); the rest is 0.
+*/
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "report.h"
+
+// ----------------------------------------------------------------------------
+// the dump
+
+static const int32_t ATTENTION_DUMP_MAGIC = 20261124;
+static const int32_t ATTENTION_DUMP_VERSION = 1;
+
+struct AttentionExample {
+    int split = 0;       // 1 valid, 2 test (SplitKind)
+    int index = 0;       // the example's index in its split
+    int length = 0;      // λ
+    int prompt_len = 0;  // tokens before the target: the answer's first token is at prompt_len
+    int T = 0;           // tokens: prompt, target, <eos>
+    std::vector<int> tokens;
+    std::vector<float> probs;  // (L, NH, T, T)
+
+    const float* row(int NH, int layer, int head, int t) const { return probs.data() + (((size_t)layer * NH + head) * T + t) * T; }
+};
+
+struct AttentionDump {
+    int L = 0, NH = 0;
+    std::vector<AttentionExample> examples;
+};
+
+// Layout, little-endian: int32 magic, version, L, NH, number of examples; then per example
+// int32 split, index, λ, prompt_len, T, T tokens, and L·NH·T·T float32 probabilities.
+inline void write_attention_dump(const std::string& path, const AttentionDump& d) {
+    FILE* f = fopen(path.c_str(), "wb");
+    if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    auto ints = [&](std::vector<int32_t> v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
+    bool written = ints({ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, d.L, d.NH, (int32_t)d.examples.size()});
+    for (const AttentionExample& e : d.examples)
+        written = written && ints({e.split, e.index, e.length, e.prompt_len, e.T}) && ints(std::vector<int32_t>(e.tokens.begin(), e.tokens.end())) &&
+                  fwrite(e.probs.data(), 4, e.probs.size(), f) == e.probs.size();
+    written = written && fflush(f) == 0;
+    int error = errno;
+    if (fclose(f) != 0 || !written) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
+}
+
+inline AttentionDump read_attention_dump(const std::string& path) {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) fail("can not open %s: %s", path.c_str(), strerror(errno));
+    auto ints = [&](size_t n) {
+        std::vector<int32_t> v(n);
+        if (fread(v.data(), 4, n, f) != n) fclose(f), fail("%s is truncated", path.c_str());
+        return v;
+    };
+    std::vector<int32_t> h = ints(5);
+    if (h[0] != ATTENTION_DUMP_MAGIC || h[1] != ATTENTION_DUMP_VERSION) fclose(f), fail("%s is not an attention dump of version %d", path.c_str(), ATTENTION_DUMP_VERSION);
+    AttentionDump d;
+    d.L = h[2], d.NH = h[3];
+    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0) fclose(f), fail("%s has an impossible header", path.c_str());
+    for (int i = 0; i < h[4]; i++) {
+        std::vector<int32_t> e = ints(5);
+        AttentionExample x;
+        x.split = e[0], x.index = e[1], x.length = e[2], x.prompt_len = e[3], x.T = e[4];
+        if (x.T < 1 || x.T > 65536 || x.prompt_len < 0 || x.prompt_len > x.T) fclose(f), fail("%s: example %d has an impossible size", path.c_str(), i);
+        std::vector<int32_t> tokens = ints(x.T);
+        x.tokens.assign(tokens.begin(), tokens.end());
+        x.probs.resize((size_t)d.L * d.NH * x.T * x.T);
+        if (fread(x.probs.data(), 4, x.probs.size(), f) != x.probs.size()) fclose(f), fail("%s is truncated", path.c_str());
+        d.examples.push_back(std::move(x));
+    }
+    fclose(f);
+    return d;
+}
+
+// ----------------------------------------------------------------------------
+// heatmaps
+
+// One example's attention: a grid of heatmaps, a row of heads per layer; each has queries down
+// and keys across, white 0 to black 1. Examples of up to 48 tokens get their words on both axes.
+inline std::string attention_heatmaps_svg(const AttentionExample& e, int L, int NH, const std::vector<std::string>& words, const std::string& title) {
+    bool labelled = e.T <= 48;
+    double cell = std::max(2.0, std::min(10.0, 400.0 / e.T)), side = cell * e.T, margin = labelled ? 70 : 24, gap = 16;
+    double width = NH * (side + margin + gap), height = 30 + L * (side + margin + gap);
+    std::string s;
+    char buf[512];
+    snprintf(buf, sizeof(buf), "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\">\n", width, height);
+    s += buf;
+    s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"8\" y=\"18\" font-size=\"13\">" + xml_escape(title) + "</text>\n";
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < NH; h++) {
+            double x0 = h * (side + margin + gap) + margin, y0 = 30 + l * (side + margin + gap) + margin;
+            snprintf(buf, sizeof(buf), "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">layer %d, head %d</text>\n", x0, y0 - (labelled ? 56 : 6), l, h);
+            s += buf;
+            for (int t = 0; t < e.T; t++)
+                for (int j = 0; j <= t; j++) {
+                    int shade = (int)lround(255 * (1 - std::min(1.0f, e.row(NH, l, h, t)[j])));
+                    if (shade == 255) continue;  // white on white
+                    snprintf(buf, sizeof(buf), "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"rgb(%d,%d,%d)\"/>\n", x0 + j * cell,
+                             y0 + t * cell, cell, cell, shade, shade, shade);
+                    s += buf;
+                }
+            snprintf(buf, sizeof(buf), "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, side, side);
+            s += buf;
+            if (!labelled) continue;
+            for (int t = 0; t < e.T; t++) {
+                std::string w = xml_escape(t < (int)words.size() ? words[t] : "?");
+                snprintf(buf, sizeof(buf), "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.1f\" text-anchor=\"end\">%s</text>\n", x0 - 2, y0 + (t + 0.8) * cell,
+                         cell * 0.9, w.c_str());
+                s += buf;
+                snprintf(buf, sizeof(buf), "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.1f\">%s</text>\n", x0 + (t + 0.8) * cell,
+                         y0 - 2, cell * 0.9, w.c_str());
+                s += buf;
+            }
+        }
+    return s + "</svg>\n";
+}
+
+// ----------------------------------------------------------------------------
+// §5.2: how far apart two models' attention patterns are
+
+// Divergence between two distributions p and q over n keys, natural log. Textbook Jensen-Shannon:
+// ½ KL(p‖m) + ½ KL(q‖m) with m = (p + q) / 2; bounded by ln 2. The paper's code computed
+// ½ KL(m‖p) + ½ KL(m‖q) instead (torch's KLDivLoss argument order): `paper_variant`.
+inline double js_divergence(const float* p, const float* q, int n, bool paper_variant) {
+    double total = 0;
+    for (int k = 0; k < n; k++) {
+        double a = p[k], b = q[k], m = (a + b) / 2;
+        if (m <= 0) continue;
+        if (!paper_variant) total += (a > 0 ? a * log(a / m) : 0) + (b > 0 ? b * log(b / m) : 0);
+        else total += (a > 0 ? m * log(m / a) : INFINITY) + (b > 0 ? m * log(m / b) : INFINITY);
+    }
+    return total / 2;
+}
+
+// D_AT of two heads on one example: the mean over query positions t of the divergence of their
+// rows, each restricted to keys 0..t
+inline double head_distance(const AttentionExample& a, int NH_a, int layer_a, int head_a, const AttentionExample& b, int NH_b, int layer_b,
+                            int head_b, bool paper_variant) {
+    double total = 0;
+    for (int t = 0; t < a.T; t++) total += js_divergence(a.row(NH_a, layer_a, head_a, t), b.row(NH_b, layer_b, head_b, t), t + 1, paper_variant);
+    return total / a.T;
+}
+
+// The distance between two models on the same examples, per example length: for each example
+// and layer, the smallest D_AT over all pairs (head of a, head of b); then the mean over layers
+// and over the examples of that length. The paper's code paired only heads i < j of the two
+// models (66 of 144 pairs with 12 heads); this pairs all, as its text says.
+inline std::map<int, double> attention_distance(const AttentionDump& a, const AttentionDump& b, bool paper_variant) {
+    if (a.L != b.L || a.examples.size() != b.examples.size()) fail("the two dumps hold different layers or examples");
+    std::map<int, double> sum;
+    std::map<int, int> count;
+    for (size_t e = 0; e < a.examples.size(); e++) {
+        const AttentionExample &x = a.examples[e], &y = b.examples[e];
+        if (x.tokens != y.tokens) fail("example %zu differs between the dumps: were they dumped from the same run's data?", e);
+        for (int l = 0; l < a.L; l++) {
+            double best = INFINITY;
+            for (int i = 0; i < a.NH; i++)
+                for (int j = 0; j < b.NH; j++) best = std::min(best, head_distance(x, a.NH, l, i, y, b.NH, l, j, paper_variant));
+            sum[x.length] += best, count[x.length]++;
+        }
+    }
+    for (auto& kv : sum) kv.second /= count[kv.first];
+    return sum;
+}
+
+// ----------------------------------------------------------------------------
+// §6.1: where the heads look
+
+// For every query t in the output region (the target's tokens and <eos>: t >= prompt_len) of
+// the examples longer than min_length, in every layer and head: the key k* with the largest
+// probability (the key with the largest score, PE bias included: softmax keeps the order) and
+// its normalised distance (t - k*) / (t + 1), counted in `bins` bins of equal width over [0, 1].
+inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int min_length, int bins) {
+    std::vector<long> histogram(bins, 0);
+    for (const AttentionExample& e : d.examples) {
+        if (e.length <= min_length) continue;
+        for (int t = e.prompt_len; t < e.T; t++)
+            for (int l = 0; l < d.L; l++)
+                for (int h = 0; h < d.NH; h++) {
+                    const float* row = e.row(d.NH, l, h, t);
+                    int best = (int)(std::max_element(row, row + t + 1) - row);
+                    double distance = (double)(t - best) / (t + 1);
+                    histogram[std::min(bins - 1, (int)(distance * bins))]++;
+                }
+    }
+    return histogram;
+}

@@ -1,0 +1,174 @@
+/*
+ dev/attention.cpp: the paper's two analyses of attention, on dumps `./train --load CHECKPOINT
+ --dump-attention FILE` wrote (analysis.h has the measures and the file layout).
+
+   dev/attention distance --out DIR REFERENCE.bin LABEL=DUMP.bin [LABEL=DUMP.bin ...] [--paper-jsd]
+       §5.2: how far each model's attention is from the reference model's, per example length:
+       per layer the closest pair of heads (Jensen-Shannon divergence, natural log, mean over
+       query positions), averaged over layers and examples. The paper compared NoPE (the
+       reference) with each PE, and with NoPE of another seed. Writes DIR/distance.tsv and
+       DIR/distance.svg. --paper-jsd: the paper code's variant, ½KL(m‖p) + ½KL(m‖q).
+
+   dev/attention histogram --out DIR LABEL=DUMP.bin [...] [--min-length N] [--bins N]
+       §6.1: where each head's strongest key lies, (t - k*) / (t + 1), over the answer's
+       positions of examples longer than N (default 8), in bins of 1/bins (default 20: 0.05).
+       Writes DIR/histogram.tsv (the fraction of (query, layer, head) in each bin) and
+       DIR/histogram.svg.
+
+ Dumps compared by `distance` must hold the same examples: dump them from runs of one task and
+ data seed, with the same --dump-per-length.
+*/
+#include <sys/stat.h>
+
+#include "analysis.h"
+#include "report.h"
+
+struct Labelled {
+    std::string label;
+    AttentionDump dump;
+};
+
+// LABEL=FILE
+static Labelled read_labelled(const std::string& arg) {
+    size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) fail("expected LABEL=DUMP.bin, got '%s'", arg.c_str());
+    return {arg.substr(0, eq), read_attention_dump(arg.substr(eq + 1))};
+}
+
+struct AttentionArgs {
+    std::string out;
+    bool paper_jsd = false;
+    int min_length = 8, bins = 20;
+    std::vector<std::string> inputs;
+};
+
+static AttentionArgs parse_attention_args(int argc, char** argv) {
+    AttentionArgs a;
+    for (int i = 2; i < argc; i++) {
+        std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) fail("%s needs a value", arg.c_str());
+            return argv[++i];
+        };
+        if (arg == "--out") a.out = value();
+        else if (arg == "--paper-jsd") a.paper_jsd = true;
+        else if (arg == "--min-length") a.min_length = atoi(value().c_str());
+        else if (arg == "--bins") a.bins = atoi(value().c_str());
+        else if (arg.rfind("--", 0) == 0) fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins)", arg.c_str());
+        else a.inputs.push_back(arg);
+    }
+    if (a.out.empty()) fail("--out DIR is required");
+    if (a.bins < 1 || a.bins > 1000) fail("--bins %d is out of range [1, 1000]", a.bins);
+    if (mkdir(a.out.c_str(), 0755) != 0 && errno != EEXIST) fail("can not create %s: %s", a.out.c_str(), strerror(errno));
+    return a;
+}
+
+// the lengths of the reference's in-distribution (valid) examples end here
+static int longest_valid_length(const AttentionDump& d) {
+    int longest = 0;
+    for (const AttentionExample& e : d.examples)
+        if (e.split == 1) longest = std::max(longest, e.length);
+    return longest;
+}
+
+static void distance_command(const AttentionArgs& a) {
+    if (a.inputs.size() < 2) fail("distance needs a reference dump and at least one LABEL=DUMP.bin");
+    AttentionDump reference = read_attention_dump(a.inputs[0]);
+    std::vector<std::string> labels;
+    std::vector<std::map<int, double>> curves;
+    for (size_t k = 1; k < a.inputs.size(); k++) {
+        Labelled other = read_labelled(a.inputs[k]);
+        labels.push_back(other.label);
+        curves.push_back(attention_distance(reference, other.dump, a.paper_jsd));
+    }
+    std::string tsv = "length";
+    for (const std::string& l : labels) tsv += "\t" + l;
+    tsv += "\n";
+    int lo = curves[0].begin()->first, hi = curves[0].rbegin()->first;
+    for (const auto& kv : curves[0]) {
+        tsv += std::to_string(kv.first);
+        for (const auto& curve : curves) tsv += "\t" + format_text("%.6f", curve.at(kv.first));
+        tsv += "\n";
+    }
+    write_text(a.out + "/distance.tsv", tsv);
+
+    SvgPlot plot(lo - 0.5, hi + 0.5, std::string("attention distance from ") + a.inputs[0] + (a.paper_jsd ? " (paper's JSD variant)" : ""));
+    plot.band(lo - 0.5, longest_valid_length(reference) + 0.5);
+    plot.y_grid();
+    plot.x_ticks(lo, hi);
+    plot.axis_titles("length (λ)", a.paper_jsd ? "½KL(m‖p) + ½KL(m‖q), min over head pairs" : "Jensen-Shannon divergence, min over head pairs");
+    std::vector<LegendEntry> legend;
+    for (size_t k = 0; k < curves.size(); k++) {
+        std::vector<std::pair<double, double>> points;
+        for (const auto& kv : curves[k]) points.push_back({kv.first, kv.second});
+        plot.line(points, plot_color((int)k));
+        legend.push_back({labels[k], plot_color((int)k)});
+    }
+    legend.push_back({"training lengths", "#000", true});
+    legend.push_back({"(ln 2 = 0.69 is the most", nullptr});
+    legend.push_back({" Jensen-Shannon can be)", nullptr});
+    plot.legend(legend);
+    write_text(a.out + "/distance.svg", plot.finish());
+    printf("wrote %s/distance.tsv and %s/distance.svg\n", a.out.c_str(), a.out.c_str());
+}
+
+static void histogram_command(const AttentionArgs& a) {
+    if (a.inputs.empty()) fail("histogram needs at least one LABEL=DUMP.bin");
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> fractions;
+    for (const std::string& input : a.inputs) {
+        Labelled l = read_labelled(input);
+        std::vector<long> counts = attended_distance_histogram(l.dump, a.min_length, a.bins);
+        long total = 0;
+        for (long n : counts) total += n;
+        if (total == 0) fail("%s has no example longer than %d", input.c_str(), a.min_length);
+        std::vector<double> f;
+        for (long n : counts) f.push_back((double)n / total);
+        labels.push_back(l.label), fractions.push_back(f);
+    }
+    std::string tsv = "from\tto";
+    for (const std::string& l : labels) tsv += "\t" + l;
+    tsv += "\n";
+    for (int b = 0; b < a.bins; b++) {
+        tsv += format_text("%.3f\t%.3f", (double)b / a.bins, (double)(b + 1) / a.bins);
+        for (const auto& f : fractions) tsv += format_text("\t%.6f", f[b]);
+        tsv += "\n";
+    }
+    write_text(a.out + "/histogram.tsv", tsv);
+
+    SvgPlot plot(0, 1, "where the heads look: strongest key's distance over the answer");
+    plot.y_grid();
+    for (int k = 0; k <= 10; k += 2)
+        plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%.1f</text>\n", plot.x(k / 10.0), plot.y(0) + 18, k / 10.0);
+    plot.axis_titles("(t - k*) / (t + 1): 0 = the query itself, 1 = the first token", "fraction of (query, layer, head)");
+    std::vector<LegendEntry> legend;
+    for (size_t k = 0; k < fractions.size(); k++) {
+        std::vector<std::pair<double, double>> points;
+        for (int b = 0; b < a.bins; b++) points.push_back({(b + 0.5) / a.bins, fractions[k][b]});
+        plot.line(points, plot_color((int)k));
+        legend.push_back({labels[k], plot_color((int)k)});
+    }
+    plot.legend(legend);
+    write_text(a.out + "/histogram.svg", plot.finish());
+    printf("wrote %s/histogram.tsv and %s/histogram.svg\n", a.out.c_str(), a.out.c_str());
+}
+
+static void attention_main(int argc, char** argv) {
+    std::string command = argc > 1 ? argv[1] : "";
+    if (command != "distance" && command != "histogram") fail("usage: dev/attention distance|histogram --out DIR ... (see dev/attention.cpp)");
+    AttentionArgs a = parse_attention_args(argc, argv);
+    if (command == "distance") distance_command(a);
+    else histogram_command(a);
+}
+
+#ifndef TESTING
+int main(int argc, char** argv) {
+    try {
+        attention_main(argc, argv);
+    } catch (const Error& e) {
+        fprintf(stderr, "dev/attention: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+#endif
