@@ -333,22 +333,11 @@ static void test_resume_continues_bit_exactly(void) {
 // stdout into a file while alive; text() is what was printed
 struct Capture {
     std::string path = temp_dir() + "/stdout.txt";
-    int saved;
-    Capture() {
-        fflush(stdout);
-        saved = dup(STDOUT_FILENO);
-        int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(file, STDOUT_FILENO);
-        close(file);
-    }
+    Silence redirect{path};
     std::string text() {
         fflush(stdout);
-        return std::string(file_bytes(path).data(), file_bytes(path).size());
-    }
-    ~Capture() {
-        fflush(stdout);
-        dup2(saved, STDOUT_FILENO);
-        close(saved);
+        std::vector<char> bytes = file_bytes(path);
+        return std::string(bytes.begin(), bytes.end());
     }
 };
 

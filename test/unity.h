@@ -227,16 +227,17 @@ inline std::string repo_path(const std::string& relative) {
     return path.substr(0, path.rfind('/')) + "/../" + relative;
 }
 
-// Training prints progress; while a Silence lives, stdout goes to /dev/null, so the test log
-// keeps only the test lines. (An assertion inside one would be silenced too: assert after it.)
+// Training prints progress; while a Silence lives, stdout goes to `path` (by default /dev/null),
+// so the test log keeps only the test lines. (An assertion inside one would be silenced too:
+// assert after it.)
 struct Silence {
     int saved;
-    Silence() {
+    explicit Silence(const std::string& path = "/dev/null") {
         fflush(stdout);
         saved = dup(STDOUT_FILENO);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, STDOUT_FILENO);
-        close(null);
+        int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(file, STDOUT_FILENO);
+        close(file);
     }
     ~Silence() {
         fflush(stdout);
