@@ -164,7 +164,7 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
 // `make CXXFLAGS=...` replaces only the optimisation flags: the language standard and OpenMP,
 // without which nothing builds, stay
 static void test_make_keeps_the_required_flags_when_cxxflags_are_given(void) {
-    int status = system("make -s -B -n CXXFLAGS=-O0 train test/test_pe > /tmp/test_cli_make.txt 2>&1");
+    int status = system("make -s -B -n --no-print-directory CXXFLAGS=-O0 train test/test_pe > /tmp/test_cli_make.txt 2>&1");
     std::string commands = read_file("/tmp/test_cli_make.txt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, status, commands.c_str());
     TEST_ASSERT_MESSAGE(commands.find("-O0") != std::string::npos, commands.c_str());

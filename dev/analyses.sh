@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# dev/analyses.sh: the attention analyses behind docs/analyses.md, on one task's sweep.
+#
+#   dev/analyses.sh SWEEP TASK OUT [SEED [OTHER_SEED]]
+#
+# SWEEP holds runs TASK-PE-sSEED for the five PEs and TASK-nope-sOTHER_SEED (default seeds
+# 256788 and 234054: dev/sweep.sh NAME --tasks TASK --seeds 256788, then --pes nope --seeds
+# 234054). For each run it dumps the attention of 10 examples per length (./train --load ...
+# --dump-attention, kept in SWEEP/attention/), then writes into OUT:
+#   distance.tsv/.svg    §5.2: each model's distance from NoPE's attention (and NoPE of the
+#                        other seed, the paper's baseline NoPE')
+#   histogram.tsv/.svg   §6.1: where each model's heads look over the answer
+#   PE.test.svg          heatmaps of the first test example, every head, for each PE
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 3 ] || { echo "usage: dev/analyses.sh SWEEP TASK OUT [SEED [OTHER_SEED]]" >&2; exit 1; }
+sweep=$1 task=$2 out=$3 seed=${4:-256788} other=${5:-234054}
+mkdir -p "$sweep/attention" "$out"
+
+dump() {  # run name -> its dump, made once
+    local file=$sweep/attention/$1.bin
+    [ -f "$file" ] || ./train --load "$sweep/$1/model.bin" --device cpu --dump-attention "$file" > /dev/null
+    echo "$file"
+}
+
+labelled=() pes=(nope ape t5 alibi rope)
+for pe in "${pes[@]}"; do
+    file=$(dump "$task-$pe-s$seed")
+    cp "$file.test.svg" "$out/$pe.test.svg"
+    [ "$pe" = nope ] || labelled+=("$pe=$file")
+done
+labelled+=("nope-s$other=$(dump "$task-nope-s$other")")
+dev/attention distance --out "$out" "$sweep/attention/$task-nope-s$seed.bin" "${labelled[@]}"
+
+histogram=()
+for pe in "${pes[@]}"; do histogram+=("$pe=$sweep/attention/$task-$pe-s$seed.bin"); done
+dev/attention histogram --out "$out" "${histogram[@]}"
