@@ -110,6 +110,7 @@ static void test_every_flag_refuses_values_its_type_can_not_hold(void) {
     }
     TEST_ASSERT_GREATER_THAN(150, cases.size());
     check_cases(cases);
+    TEST_MESSAGE(std::to_string(cases.size()) + " bad values over " + std::to_string(flag_table(&config).size()) + " flags");
 }
 
 // the bounded flags: values past each bound
