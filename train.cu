@@ -253,6 +253,30 @@ static void print_help(RunConfig* c) {
     for (const Flag& f : flag_table(c)) printf("  %-15s %s\n", f.name, f.help);
 }
 
+// memory the system could give this process now (MemAvailable), or infinity if it does not say
+static double host_available_bytes() {
+    std::ifstream f("/proc/meminfo");
+    for (std::string line; std::getline(f, line);)
+        if (line.rfind("MemAvailable:", 0) == 0) return atof(line.c_str() + 13) * 1024;
+    return INFINITY;
+}
+
+static std::string gib(double bytes) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    return buf;
+}
+
+// A model that would not fit is refused before anything is allocated, with the size asked for
+// (B = 0: the parameters, gradients and AdamW state alone, checked before the data exists).
+static void check_fits(const char* where, double needed, double available, const ModelConfig& mc, int B) {
+    if (needed <= available) return;
+    std::string what = B ? format_text("parameters, gradients, AdamW state, and activations for %d x %d tokens", B, mc.max_T)
+                         : "parameters, gradients and AdamW state alone";
+    fail("the model needs %s of memory on %s (%s); %s has %s available: use a smaller model, --batch or length", gib(needed).c_str(), where,
+         what.c_str(), where, gib(available).c_str());
+}
+
 // Fills in what the presets decide and checks what no model or task check covers.
 static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
@@ -272,6 +296,9 @@ static void resolve_config(RunConfig* c) {
         }
     ModelConfig architecture{c->layers, c->d_model, c->heads, c->d_ff, 1, 1, find_pe(c->pe), (float)c->rope_frac, (float)c->dropout};
     validate_model_config(architecture);  // now, before any data is built; vocabulary and length come later
+    // parameters, gradients and AdamW state alone: a model too large for any machine is refused
+    // before its data is built (make_model checks everything, activations included)
+    check_fits("the host", model_bytes(architecture, 0), host_available_bytes(), architecture, 0);
     if (c->steps < 1 || c->eval_every < 1) fail("--steps and --eval-every must be at least 1");
     if (!(c->lr > 0)) fail("--lr must be above 0");
     if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);
@@ -488,28 +515,6 @@ static bool wants_gpu(const RunConfig& c) {
 #else
     return (void)c, false;
 #endif
-}
-
-// memory the system could give this process now (MemAvailable), or infinity if it does not say
-static double host_available_bytes() {
-    std::ifstream f("/proc/meminfo");
-    for (std::string line; std::getline(f, line);)
-        if (line.rfind("MemAvailable:", 0) == 0) return atof(line.c_str() + 13) * 1024;
-    return INFINITY;
-}
-
-static std::string gib(double bytes) {
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-    return buf;
-}
-
-// A model that would not fit is refused before anything is allocated, with the size asked for.
-static void check_fits(const char* where, double needed, double available, const ModelConfig& mc, int B) {
-    if (needed <= available) return;
-    fail("the model needs %s of memory on %s (parameters, gradients, AdamW state, and activations for %d x %d tokens); %s has %s "
-         "available: use a smaller model, --batch or length",
-         gib(needed).c_str(), where, B, mc.max_T, where, gib(available).c_str());
 }
 
 // Makes the run's model: on the CPU, or on the GPU with a host copy for checkpoints and greedy
