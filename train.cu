@@ -7,11 +7,14 @@
    ./train --task T --pe P [flags]           any task, PE, model and training settings
    ./train --resume DIR                      continue an interrupted run where it stopped
    ./train --load FILE [--sample N]          evaluate a saved checkpoint again
+   ./train --load FILE --dump-attention OUT  its attention on examples of every length (analysis.h)
    ./train --task T --show N | --answer | --stats     look at a task (no model)
    ./train --help                            every task, PE and flag
 
  A run directory (--out) receives config.json, log.tsv (one row per step), model.bin (the best
- checkpoint), state.bin (the latest, for --resume), results.json and accuracy.svg.
+ checkpoint), state.bin (the latest, for --resume), results.json and accuracy.svg. Checkpoints
+ are written whole or not at all; Ctrl-C or SIGTERM saves state.bin and exits; a step whose loss
+ or gradient is not finite is never applied (the run stops, or skips it with --skip-nonfinite).
 
  It computes on the GPU when this build has one (nvcc found by make) and a device is present,
  else on the CPU (--device overrides). The CPU code in model.h is the reference; the GPU keeps
