@@ -105,6 +105,7 @@ struct SvgPlot {
     double width = 720, height = 420, left = 70, top = 44, bottom = 58;
     double right;        // wide enough for the legend when there is one
     double x_lo, x_hi;   // the data range across the plot area
+    double y_hi = 1;     // the value at the top of the plot area (the bottom is 0)
     std::string svg;
 
     SvgPlot(double x_lo, double x_hi, const std::string& title, bool with_legend = true)
@@ -115,7 +116,7 @@ struct SvgPlot {
     }
 
     double x(double value) const { return left + (x_hi == x_lo ? 0.5 : (value - x_lo) / (x_hi - x_lo)) * (width - left - right); }
-    double y(double fraction) const { return top + (1 - fraction) * (height - top - bottom); }
+    double y(double value) const { return top + (1 - value / y_hi) * (height - top - bottom); }
 
     // printf-style: appends to the document
     void add(const char* format, ...) {
@@ -125,11 +126,11 @@ struct SvgPlot {
         va_end(args);
     }
 
-    // horizontal grid lines with their labels at 0, 0.25, ..., 1
+    // horizontal grid lines with their labels at 0, y_hi/4, ..., y_hi
     void y_grid() {
         for (int k = 0; k <= 4; k++)
-            add("<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.2f</text>\n",
-                left, width - right, y(k / 4.0), y(k / 4.0), left - 6, y(k / 4.0) + 4, k / 4.0);
+            add("<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.3g</text>\n",
+                left, width - right, y(k * y_hi / 4), y(k * y_hi / 4), left - 6, y(k * y_hi / 4) + 4, k * y_hi / 4);
     }
 
     // integer labels with tick marks below the plot area, at a round step (1, 2, 5, 10, ...)
@@ -146,13 +147,13 @@ struct SvgPlot {
     void axis_titles(const std::string& x_title, const std::string& y_title) {
         add("<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"#888\"/>\n", left, width - right, y(0), y(0));
         add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n", (left + width - right) / 2, height - 14, xml_escape(x_title).c_str());
-        add("<text transform=\"translate(%g %g) rotate(-90)\" text-anchor=\"middle\">%s</text>\n", 18.0, (y(0) + y(1)) / 2,
+        add("<text transform=\"translate(%g %g) rotate(-90)\" text-anchor=\"middle\">%s</text>\n", 18.0, (y(0) + y(y_hi)) / 2,
             xml_escape(y_title).c_str());
     }
 
     // a light band over the plot's whole height, from data x0 to x1 (drawn first, under the data)
     void band(double x0, double x1) {
-        add("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#000\" fill-opacity=\"0.07\"/>\n", x(x0), y(1), x(x1) - x(x0), y(0) - y(1));
+        add("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#000\" fill-opacity=\"0.07\"/>\n", x(x0), y(y_hi), x(x1) - x(x0), y(0) - y(y_hi));
     }
 
     void line(const std::vector<std::pair<double, double>>& points, const char* color) {
@@ -172,7 +173,7 @@ struct SvgPlot {
     }
 
     void legend(const std::vector<LegendEntry>& entries) {
-        double x0 = width - right + 16, y0 = y(1) + 6;
+        double x0 = width - right + 16, y0 = y(y_hi) + 6;
         for (size_t k = 0; k < entries.size(); k++) {
             double row = y0 + 20 * k;
             if (!entries[k].color) {  // a note, not a series

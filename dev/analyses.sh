@@ -30,7 +30,7 @@ for pe in "${pes[@]}"; do
     [ "$pe" = nope ] || labelled+=("$pe=$file")
 done
 labelled+=("nope-s$other=$(dump "$task-nope-s$other")")
-dev/attention distance --out "$out" "$sweep/attention/$task-nope-s$seed.bin" "${labelled[@]}"
+dev/attention distance --out "$out" "nope=$sweep/attention/$task-nope-s$seed.bin" "${labelled[@]}"
 
 histogram=()
 for pe in "${pes[@]}"; do histogram+=("$pe=$sweep/attention/$task-$pe-s$seed.bin"); done

@@ -35,6 +35,9 @@ static Labelled read_labelled(const std::string& arg) {
     return {arg.substr(0, eq), read_attention_dump(arg.substr(eq + 1))};
 }
 
+// the top of a plot's y axis: the largest value rounded up to a multiple of 0.05 (at most 1)
+static double axis_top(double largest) { return std::min(1.0, std::max(0.05, ceil(largest / 0.05 - 1e-9) * 0.05)); }
+
 struct AttentionArgs {
     std::string out;
     bool paper_jsd = false;
@@ -73,7 +76,10 @@ static int longest_valid_length(const AttentionDump& d) {
 
 static void distance_command(const AttentionArgs& a) {
     if (a.inputs.size() < 2) fail("distance needs a reference dump and at least one LABEL=DUMP.bin");
-    AttentionDump reference = read_attention_dump(a.inputs[0]);
+    // the reference: LABEL=FILE, or FILE alone (then labelled by its name)
+    bool named = a.inputs[0].find('=') != std::string::npos;
+    std::string reference_label = named ? a.inputs[0].substr(0, a.inputs[0].find('=')) : a.inputs[0];
+    AttentionDump reference = named ? read_labelled(a.inputs[0]).dump : read_attention_dump(a.inputs[0]);
     std::vector<std::string> labels;
     std::vector<std::map<int, double>> curves;
     for (size_t k = 1; k < a.inputs.size(); k++) {
@@ -92,7 +98,11 @@ static void distance_command(const AttentionArgs& a) {
     }
     write_text(a.out + "/distance.tsv", tsv);
 
-    SvgPlot plot(lo - 0.5, hi + 0.5, std::string("attention distance from ") + a.inputs[0] + (a.paper_jsd ? " (paper's JSD variant)" : ""));
+    SvgPlot plot(lo - 0.5, hi + 0.5, "attention distance from " + reference_label + (a.paper_jsd ? " (paper's JSD variant)" : ""));
+    double largest = 0;
+    for (const auto& curve : curves)
+        for (const auto& kv : curve) largest = std::max(largest, kv.second);
+    plot.y_hi = axis_top(largest);
     plot.band(lo - 0.5, longest_valid_length(reference) + 0.5);
     plot.y_grid();
     plot.x_ticks(lo, hi);
@@ -105,8 +115,7 @@ static void distance_command(const AttentionArgs& a) {
         legend.push_back({labels[k], plot_color((int)k)});
     }
     legend.push_back({"training lengths", "#000", true});
-    legend.push_back({"(ln 2 = 0.69 is the most", nullptr});
-    legend.push_back({" Jensen-Shannon can be)", nullptr});
+    if (!a.paper_jsd) legend.push_back({"(ln 2 = 0.69 is the most", nullptr}), legend.push_back({" Jensen-Shannon can be)", nullptr});
     plot.legend(legend);
     write_text(a.out + "/distance.svg", plot.finish());
     printf("wrote %s/distance.tsv and %s/distance.svg\n", a.out.c_str(), a.out.c_str());
@@ -137,6 +146,9 @@ static void histogram_command(const AttentionArgs& a) {
     write_text(a.out + "/histogram.tsv", tsv);
 
     SvgPlot plot(0, 1, "where the heads look: strongest key's distance over the answer");
+    double largest = 0;
+    for (const auto& f : fractions) largest = std::max(largest, *std::max_element(f.begin(), f.end()));
+    plot.y_hi = axis_top(largest);
     plot.y_grid();
     for (int k = 0; k <= 10; k += 2)
         plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%.1f</text>\n", plot.x(k / 10.0), plot.y(0) + 18, k / 10.0);
