@@ -711,10 +711,10 @@ static std::string last_state(const Run& r) {
     return "its last state, " + r.dir + "/state.bin, is from step " + std::to_string(r.saved_step);
 }
 
-// Validates, keeps the best checkpoint (ties keep the earlier one, as the paper's trainer did)
-// and saves the state to resume from. A checkpoint never holds a value that is not finite.
-static double validate_and_save(Run* r) {
-    double accuracy = evaluate(r, valid_split(*r), "valid").all.accuracy();
+// After a validation that scored `accuracy`: keeps the best checkpoint (ties keep the earlier
+// one, as the paper's trainer did) and saves the state to resume from. A checkpoint never holds
+// a value that is not finite.
+static void save_checkpoints(Run* r, double accuracy) {
     device_to_host(r);
     size_t bad = first_nonfinite(r->model.params);
     if (bad != SIZE_MAX)
@@ -726,7 +726,6 @@ static double validate_and_save(Run* r) {
         save_checkpoint(r->dir + "/model.bin", r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
     }
     save_state(r);
-    return accuracy;
 }
 
 // ----------------------------------------------------------------------------
@@ -844,9 +843,12 @@ static void train(Run* r, int stop_at) {
         fprintf(log, "%d\t%.6f\t%.6g\t%.6g\t%.0f\t", step + 1, loss, lr_at(optim_config(c), step), grad_norm, batch.real_tokens / step_seconds);
 
         bool validate = (step + 1) % c.eval_every == 0 || step + 1 == c.steps;
-        double accuracy = validate ? validate_and_save(r) : -1;
+        double accuracy = validate ? evaluate(r, valid_split(*r), "valid").all.accuracy() : -1;
         if (validate) fprintf(log, "%.6f", accuracy);
         fprintf(log, "\n");
+        // log.tsv holds every step up to this one before state.bin says training got this far:
+        // a run killed between the two resumes from the older state and rewrites the rows after it
+        if (validate) flush_log(log, log_path), save_checkpoints(r, accuracy);
         if (!validate && !ticker.due()) continue;
 
         double elapsed = seconds_since(start);
