@@ -302,10 +302,7 @@ static void test_answer_prints_the_lines_before_a_bad_one(void) {
 
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
-    if (access("./train", X_OK) != 0) {
-        fprintf(stderr, "test_cli: ./train is not built; run `make` first\n");
-        return 1;
-    }
+    if (!train_is_built("test_cli")) return 1;
     RUN_TEST(test_show_prints_tab_separated_examples_for_every_task);
     RUN_TEST(test_answer_reproduces_the_targets_of_shown_prompts);
     RUN_TEST(test_help_lists_every_task_pe_preset_and_flag);

@@ -247,10 +247,7 @@ static void test_every_flag_has_range_choice_or_path_cases(void) {
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     (void)run;  // train.cu's entry point: these tests go through the binary instead
-    if (access("./train", X_OK) != 0) {
-        fprintf(stderr, "test_flags: ./train is not built; run `make` first\n");
-        return 1;
-    }
+    if (!train_is_built("test_flags")) return 1;
     RUN_TEST(test_every_flag_has_range_choice_or_path_cases);
     RUN_TEST(test_every_flag_refuses_values_its_type_can_not_hold);
     RUN_TEST(test_every_bounded_flag_refuses_values_out_of_range);

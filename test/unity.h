@@ -245,3 +245,10 @@ struct Silence {
         close(saved);
     }
 };
+
+// Tests that run ./train as a user would need it built: false (and a line saying so) if not.
+inline bool train_is_built(const char* test) {
+    if (access("./train", X_OK) == 0) return true;
+    fprintf(stderr, "%s: ./train is not built; run `make` first\n", test);
+    return false;
+}
