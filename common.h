@@ -144,10 +144,15 @@ template <typename Row>
 const char* row_name(const Row& row) { return row.name; }
 
 template <typename Rows>
-std::string names_of(const Rows& rows) {
+Words row_names(const Rows& rows) {
     Words names;
     for (const auto& row : rows) names.push_back(row_name(row));
-    return join_words(names);
+    return names;
+}
+
+template <typename Rows>
+std::string names_of(const Rows& rows) {
+    return join_words(row_names(rows));
 }
 
 // Writes a whole text file. A full disk shows only when the buffer is flushed, so the flush and

@@ -144,6 +144,9 @@ static inline Words join_with(const std::vector<Words>& items, const char* separ
     return out;
 }
 
+// "[ a , b , c ]"
+static inline Words bracketed(const std::vector<Words>& items) { return concat(concat({"["}, join_with(items, ",")), {"]"}); }
+
 static const Words DIGITS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
 static const Words ANSWER_IS = {"The", "answer", "is"};
 
@@ -155,6 +158,25 @@ static const Words ANSWER_IS = {"The", "answer", "is"};
 // operands' digit counts and λ is the larger one (paper: "a-by-b" bins, plotted by the max).
 struct Bin {
     int length, a, b;
+};
+
+// One step of an algorithm that solves a task, for scratchpads (paper §6): the input the step
+// reads, the computation it does, the output it writes, the variables it carries on and the
+// input it has left. Which parts a scratchpad writes is its format's choice (see "scratchpads").
+enum StepPart { STEP_INPUT, STEP_COMP, STEP_OUTPUT, STEP_VARS, STEP_REMAINING, NUM_STEP_PARTS };
+
+struct Step {
+    Words part[NUM_STEP_PARTS];
+};
+
+struct Task;
+
+// What a task needs to write scratchpads: its steps for a prompt, the words they use beyond the
+// task's own, and whether its steps carry variables (sorting and LEGO carry none).
+struct ScratchpadSteps {
+    std::vector<Step> (*steps)(const Task& task, const Words& prompt);
+    Words (*lexicon)();
+    bool has_vars;
 };
 
 struct Task {
@@ -169,6 +191,7 @@ struct Task {
     Words (*sample)(const Task& task, Rng* rng, const Bin& bin);    // a random prompt of the bin
     std::vector<Words> (*enumerate)();                              // or: the whole finite language
     Words (*solve)(const Task& task, const Words& prompt, int* length);  // gold target and λ
+    const ScratchpadSteps* scratchpad;                                  // or nullptr: none
 };
 
 // ----------------------------------------------------------------------------
@@ -286,17 +309,58 @@ static inline std::string add_decimal(const std::string& x, const std::string& y
     return std::string(sum.rbegin(), sum.rend());
 }
 
-static inline Words addition_solve(const Task&, const Words& prompt, int* length) {
+struct Operands {
+    std::string x, y;  // digit strings
+};
+
+static inline Operands read_addition(const Words& prompt) {
     Reader r(prompt);
     r.expect("Compute");
-    std::string x = read_digits(r);
+    Operands o;
+    o.x = read_digits(r);
     r.expect("+");
-    std::string y = read_digits(r);
+    o.y = read_digits(r);
     r.expect("?");
     r.finish();
-    *length = (int)std::max(x.size(), y.size());
-    return concat(concat(ANSWER_IS, digit_words(add_decimal(x, y))), {"."});
+    return o;
 }
+
+static inline Words addition_solve(const Task&, const Words& prompt, int* length) {
+    Operands o = read_addition(prompt);
+    *length = (int)std::max(o.x.size(), o.y.size());
+    return concat(concat(ANSWER_IS, digit_words(add_decimal(o.x, o.y))), {"."});
+}
+
+// Schoolbook addition from the least significant digit, a step per digit and one more for a
+// last carry, as the paper wrote it ("13" becomes "1 3" here, where every digit is a word):
+//     in 7 , 6 comp 7 + 6 + carry = 1 3 + 0 = 1 3 out 3 [ carry: 1 ] re 5 8 + 4
+// `re` is what is left of each operand. Like the paper's, an operand that ran out is written 0
+// while the other has digits left ("re 5 + 0", then "in 5 , 0"), and both are empty at the end.
+static inline std::vector<Step> addition_steps(const Task&, const Words& prompt) {
+    Operands o = read_addition(prompt);
+    std::vector<Step> steps;
+    int carry = 0;
+    while (!o.x.empty() || !o.y.empty() || carry) {
+        int dx = o.x.empty() ? 0 : o.x.back() - '0', dy = o.y.empty() ? 0 : o.y.back() - '0';
+        if (!o.x.empty()) o.x.pop_back();
+        if (!o.y.empty()) o.y.pop_back();
+        int pair = dx + dy, total = pair + carry;
+        Step s;
+        s.part[STEP_INPUT] = {DIGITS[dx], ",", DIGITS[dy]};
+        s.part[STEP_COMP] = concat(concat(Words{DIGITS[dx], "+", DIGITS[dy], "+", "carry", "="}, number_words(pair)),
+                                   concat(Words{"+", DIGITS[carry], "="}, number_words(total)));
+        s.part[STEP_OUTPUT] = {DIGITS[total % 10]};
+        carry = total / 10;
+        s.part[STEP_VARS] = {"carry:", DIGITS[carry]};
+        bool done = o.x.empty() && o.y.empty();
+        s.part[STEP_REMAINING] = concat(concat(digit_words(done || !o.x.empty() ? o.x : "0"), {"+"}), digit_words(done || !o.y.empty() ? o.y : "0"));
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+static inline Words addition_step_lexicon() { return {",", "carry", "carry:", "="}; }
+static const ScratchpadSteps ADDITION_STEPS = {addition_steps, addition_step_lexicon, true};
 
 // ----------------------------------------------------------------------------
 // polynomial evaluation: "Evaluate at x = - 1 in - 2 * x ** 2 + 3 * x ** 0 ?" -> "The answer is 1 ."
@@ -328,25 +392,85 @@ static inline int power_mod(int base, long long exponent, int m) {
     return (int)result;
 }
 
-static inline Words poly_solve(const Task&, const Words& prompt, int* length) {
+struct PolyTerm {
+    long long coefficient, degree;
+};
+
+struct Polynomial {
+    long long x;
+    std::vector<PolyTerm> terms;
+};
+
+static inline Polynomial read_poly(const Words& prompt) {
     Reader r(prompt);
     for (const char* w : {"Evaluate", "at", "x", "="}) r.expect(w);
-    long long x = read_small_number(r, true);
+    Polynomial p;
+    p.x = read_small_number(r, true);
     r.expect("in");
-    int value = 0, terms = 0;
     do {
-        long long coefficient = read_small_number(r, true);
+        PolyTerm term;
+        term.coefficient = read_small_number(r, true);
         for (const char* w : {"*", "x", "**"}) r.expect(w);
-        long long degree = read_small_number(r, false);
-        int term = python_mod(coefficient, POLY_MODULUS) * power_mod(python_mod(x, POLY_MODULUS), degree, POLY_MODULUS);
-        value = (value + term) % POLY_MODULUS;
-        terms++;
+        term.degree = read_small_number(r, false);
+        p.terms.push_back(term);
     } while (r.accept("+"));
     r.expect("?");
     r.finish();
-    *length = terms;
+    return p;
+}
+
+static inline Words poly_solve(const Task&, const Words& prompt, int* length) {
+    Polynomial p = read_poly(prompt);
+    int value = 0;
+    for (const PolyTerm& t : p.terms)
+        value = (value + python_mod(t.coefficient, POLY_MODULUS) * power_mod(python_mod(p.x, POLY_MODULUS), t.degree, POLY_MODULUS)) % POLY_MODULUS;
+    *length = (int)p.terms.size();
     return concat(ANSWER_IS, {std::to_string(value), "."});
 }
+
+static inline Words term_words(const PolyTerm& t) { return concat(concat(number_words(t.coefficient), {"*", "x", "**"}), number_words(t.degree)); }
+
+// coefficient * base^exponent exactly (and base^exponent), or an error where a scratchpad could not write it out
+static inline long long term_value(long long coefficient, long long base, long long exponent, long long* power) {
+    if (base == 0 || base == 1) *power = base == 0 && exponent > 0 ? 0 : 1;
+    else if (base == -1) *power = exponent % 2 ? -1 : 1;
+    else {  // |base| >= 2 overflows within 63 factors
+        *power = 1;
+        for (long long k = 0; k < exponent; k++)
+            if (__builtin_mul_overflow(*power, base, power)) fail("the scratchpad would write %lld ** %lld out in full: too large", base, exponent);
+    }
+    long long value;
+    if (__builtin_mul_overflow(coefficient, *power, &value)) fail("the scratchpad would write %lld * %lld out in full: too large", coefficient, *power);
+    return value;
+}
+
+// Term by term: each written out in full, then added to the running sum mod 10:
+//     in - 2 * x ** 2 comp - 2 * - 1 ** 2 = - 2 * 1 out - 2 [ sum: 0 + - 2 = 8 ] re 3 * x ** 0
+static inline std::vector<Step> poly_steps(const Task&, const Words& prompt) {
+    Polynomial p = read_poly(prompt);
+    std::vector<Step> steps;
+    int sum = 0;
+    for (size_t i = 0; i < p.terms.size(); i++) {
+        const PolyTerm& t = p.terms[i];
+        long long power, value = term_value(t.coefficient, p.x, t.degree, &power);
+        Step s;
+        s.part[STEP_INPUT] = term_words(t);
+        s.part[STEP_COMP] = concat(concat(concat(number_words(t.coefficient), {"*"}), number_words(p.x)), concat({"**"}, number_words(t.degree)));
+        s.part[STEP_COMP] = concat(concat(concat(s.part[STEP_COMP], {"="}), number_words(t.coefficient)), concat({"*"}, number_words(power)));
+        s.part[STEP_OUTPUT] = number_words(value);
+        int next = python_mod(sum + python_mod(value, POLY_MODULUS), POLY_MODULUS);
+        s.part[STEP_VARS] = concat(concat(concat({"sum:"}, number_words(sum)), concat({"+"}, number_words(value))), {"=", DIGITS[next]});
+        sum = next;
+        std::vector<Words> rest;
+        for (size_t j = i + 1; j < p.terms.size(); j++) rest.push_back(term_words(p.terms[j]));
+        s.part[STEP_REMAINING] = join_with(rest, "+");
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+static inline Words poly_step_lexicon() { return {"sum:"}; }
+static const ScratchpadSteps POLY_STEPS = {poly_steps, poly_step_lexicon, true};
 
 // ----------------------------------------------------------------------------
 // sorting: "Sort the following list [ M , E , F ] ." -> "The sorted list is [ E , F , M ] ."
@@ -376,28 +500,61 @@ static inline Words sort_sample(const Task& task, Rng* rng, const Bin& bin) {
     return concat(concat({"Sort", "the", "following", "list", "["}, join_with(items, ",")), {"]", "."});
 }
 
-static inline Words sort_solve(const Task& task, const Words& prompt, int* length) {
-    const Alphabet& alphabet = sort_alphabet();
+// the list's items: symbols, or numbers' digit strings
+static inline std::vector<std::string> read_sort(const Task& task, const Words& prompt) {
     Reader r(prompt);
     for (const char* w : {"Sort", "the", "following", "list", "["}) r.expect(w);
-    std::vector<std::string> items;  // a symbol, or a number's digit string
+    std::vector<std::string> items;
     do {
-        items.push_back(task.variant == SORT_SINGLE ? alphabet.read(r, "a list item") : read_digits(r));
+        items.push_back(task.variant == SORT_SINGLE ? sort_alphabet().read(r, "a list item") : read_digits(r));
     } while (r.accept(","));
     r.expect("]");
     r.expect(".");
     r.finish();
-    *length = (int)items.size();
-
-    auto before = [&](const std::string& x, const std::string& y) {
-        if (task.variant == SORT_SINGLE) return alphabet.rank.at(x) < alphabet.rank.at(y);
-        return x.size() != y.size() ? x.size() < y.size() : x < y;  // no leading zeros: shorter is smaller
-    };
-    std::stable_sort(items.begin(), items.end(), before);
-    std::vector<Words> sorted;
-    for (const std::string& item : items) sorted.push_back(task.variant == SORT_SINGLE ? Words{item} : digit_words(item));
-    return concat(concat({"The", "sorted", "list", "is", "["}, join_with(sorted, ",")), {"]", "."});
+    return items;
 }
+
+static inline bool sorts_before(const Task& task, const std::string& x, const std::string& y) {
+    if (task.variant == SORT_SINGLE) return sort_alphabet().rank.at(x) < sort_alphabet().rank.at(y);
+    return x.size() != y.size() ? x.size() < y.size() : x < y;  // no leading zeros: shorter is smaller
+}
+
+static inline std::vector<Words> item_words(const Task& task, const std::vector<std::string>& items) {
+    std::vector<Words> words;
+    for (const std::string& item : items) words.push_back(task.variant == SORT_SINGLE ? Words{item} : digit_words(item));
+    return words;
+}
+
+static inline Words sort_solve(const Task& task, const Words& prompt, int* length) {
+    std::vector<std::string> items = read_sort(task, prompt);
+    *length = (int)items.size();
+    std::stable_sort(items.begin(), items.end(), [&](const std::string& x, const std::string& y) { return sorts_before(task, x, y); });
+    return concat({"The", "sorted", "list", "is"}, concat(bracketed(item_words(task, items)), {"."}));
+}
+
+// Selection sort: each step swaps the smallest item of the unsorted rest (its first, if it
+// occurs more than once) with the rest's first item, which is the step's input:
+//     in M comp The minimum of the unsorted portion out E re [ M , F , F , O ]
+static inline std::vector<Step> sort_steps(const Task& task, const Words& prompt) {
+    std::vector<std::string> items = read_sort(task, prompt);
+    std::vector<Step> steps;
+    for (size_t i = 0; i < items.size(); i++) {
+        size_t smallest = i;
+        for (size_t j = i + 1; j < items.size(); j++)
+            if (sorts_before(task, items[j], items[smallest])) smallest = j;
+        Step s;
+        s.part[STEP_INPUT] = item_words(task, {items[i]})[0];
+        s.part[STEP_COMP] = {"The", "minimum", "of", "the", "unsorted", "portion"};
+        s.part[STEP_OUTPUT] = item_words(task, {items[smallest]})[0];
+        std::swap(items[i], items[smallest]);
+        s.part[STEP_REMAINING] = bracketed(item_words(task, std::vector<std::string>(items.begin() + i + 1, items.end())));
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+static inline Words sort_step_lexicon() { return {"The", "minimum", "of", "the", "unsorted", "portion"}; }
+static const ScratchpadSteps SORT_STEPS = {sort_steps, sort_step_lexicon, false};
 
 // ----------------------------------------------------------------------------
 // summation: "Compute: 3 + 8 + 6 . [SEP]" -> "The answer is 7 ." (values 1-9, the sum mod 10)
@@ -412,21 +569,54 @@ static inline Words sum_sample(const Task&, Rng* rng, const Bin& bin) {
     return concat(concat({"Compute:"}, join_with(values, "+")), {".", "[SEP]"});
 }
 
-static inline Words sum_solve(const Task&, const Words& prompt, int* length) {
+// the numbers as digit strings
+static inline std::vector<std::string> read_sum(const Words& prompt) {
     Reader r(prompt);
     r.expect("Compute:");
-    int sum = 0, count = 0;
+    std::vector<std::string> numbers;
     do {
-        std::string digits = read_digits(r);
-        sum = (sum + (digits.back() - '0')) % SUM_MODULUS;  // a number mod 10 is its last digit
-        count++;
+        numbers.push_back(read_digits(r));
     } while (r.accept("+"));
     r.expect(".");
     r.expect("[SEP]");
     r.finish();
-    *length = count;
+    return numbers;
+}
+
+static inline Words sum_solve(const Task&, const Words& prompt, int* length) {
+    std::vector<std::string> numbers = read_sum(prompt);
+    int sum = 0;
+    for (const std::string& digits : numbers) sum = (sum + (digits.back() - '0')) % SUM_MODULUS;  // a number mod 10 is its last digit
+    *length = (int)numbers.size();
     return concat(ANSWER_IS, {std::to_string(sum), "."});
 }
+
+// Number by number, added to the running sum mod 10 (the sum is written out, then reduced):
+//     in 8 comp 8 + sum = 8 + 3 = out 1 1 [ sum: 1 1 = 1 ] re 6 + 1
+static inline std::vector<Step> sum_steps(const Task&, const Words& prompt) {
+    std::vector<std::string> numbers = read_sum(prompt);
+    std::vector<Step> steps;
+    long long sum = 0;
+    for (size_t i = 0; i < numbers.size(); i++) {
+        if (numbers[i].size() > MAX_SMALL_NUMBER_DIGITS)
+            fail("number %zu has %zu digits; the scratchpad writes numbers of at most %d", i + 1, numbers[i].size(), MAX_SMALL_NUMBER_DIGITS);
+        long long value = std::stoll(numbers[i]), total = value + sum;
+        Step s;
+        s.part[STEP_INPUT] = number_words(value);
+        s.part[STEP_COMP] = concat(concat(number_words(value), {"+", "sum", "="}), concat(number_words(value), {"+", DIGITS[sum], "="}));
+        s.part[STEP_OUTPUT] = number_words(total);
+        sum = total % SUM_MODULUS;
+        s.part[STEP_VARS] = concat(concat({"sum:"}, number_words(total)), {"=", DIGITS[sum]});
+        std::vector<Words> rest;
+        for (size_t j = i + 1; j < numbers.size(); j++) rest.push_back(digit_words(numbers[j]));
+        s.part[STEP_REMAINING] = join_with(rest, "+");
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+static inline Words sum_step_lexicon() { return {"sum", "sum:", "="}; }
+static const ScratchpadSteps SUM_STEPS = {sum_steps, sum_step_lexicon, true};
 
 // ----------------------------------------------------------------------------
 // parity: "Is the number of 1's even in the sequence [ 0 , 1 , 1 ] ?" -> "The answer is Yes ."
@@ -444,21 +634,50 @@ static inline Words parity_sample(const Task&, Rng* rng, const Bin& bin) {
     return concat(concat(PARITY_QUESTION, join_with(bits, ",")), {"]", "?"});
 }
 
-static inline Words parity_solve(const Task&, const Words& prompt, int* length) {
+static inline std::vector<int> read_parity(const Words& prompt) {
     Reader r(prompt);
     for (const std::string& w : PARITY_QUESTION) r.expect(w.c_str());
-    int bits = 0, ones = 0;
+    std::vector<int> bits;
     do {
         if (!r.peek_is("0") && !r.peek_is("1")) r.error("a bit (0 or 1)");
-        ones += r.next("a bit") == "1";
-        bits++;
+        bits.push_back(r.next("a bit") == "1");
     } while (r.accept(","));
     r.expect("]");
     r.expect("?");
     r.finish();
-    *length = bits;
-    return concat(ANSWER_IS, {ones % 2 == 0 ? "Yes" : "No", "."});
+    return bits;
 }
+
+static inline Words parity_solve(const Task&, const Words& prompt, int* length) {
+    std::vector<int> bits = read_parity(prompt);
+    *length = (int)bits.size();
+    return concat(ANSWER_IS, {std::count(bits.begin(), bits.end(), 1) % 2 == 0 ? "Yes" : "No", "."});
+}
+
+// Bit by bit, each XORed (written **, as the paper did) into the parity of the bits before it:
+//     in 1 comp 1 ** par = 1 ** 0 out 1 [ par: 1 ] re [ 1 , 0 , 1 ]
+static inline std::vector<Step> parity_steps(const Task&, const Words& prompt) {
+    std::vector<int> bits = read_parity(prompt);
+    std::vector<Step> steps;
+    int parity = 0;
+    for (size_t i = 0; i < bits.size(); i++) {
+        const std::string& bit = DIGITS[bits[i]];
+        Step s;
+        s.part[STEP_INPUT] = {bit};
+        s.part[STEP_COMP] = {bit, "**", "par", "=", bit, "**", DIGITS[parity]};
+        parity ^= bits[i];
+        s.part[STEP_OUTPUT] = {DIGITS[parity]};
+        s.part[STEP_VARS] = {"par:", DIGITS[parity]};
+        std::vector<Words> rest;
+        for (size_t j = i + 1; j < bits.size(); j++) rest.push_back({DIGITS[bits[j]]});
+        s.part[STEP_REMAINING] = bracketed(rest);
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+static inline Words parity_step_lexicon() { return {"**", "par", "par:", "="}; }
+static const ScratchpadSteps PARITY_STEPS = {parity_steps, parity_step_lexicon, true};
 
 // ----------------------------------------------------------------------------
 // LEGO (Zhang et al. 2022, paper's seq2seq form): a chain of n variables over {+1, -1}
@@ -504,49 +723,103 @@ static inline Words lego_sample(const Task&, Rng* rng, const Bin& bin) {
 // Clauses may come in any order (so shuffled-clause variants solve too); each variable is
 // defined once, as a constant or as +/- another variable.
 struct LegoClause {
+    std::string variable;  // the one it defines
     int sign;              // +1 or -1
-    std::string variable;  // "" for a constant (then sign is the value)
+    std::string source;    // "" for a constant (then sign is the value)
 };
 
-static inline int lego_value(const std::unordered_map<std::string, LegoClause>& clauses, std::string variable) {
+struct LegoPrompt {
+    std::vector<LegoClause> clauses;  // in the prompt's order
+    std::string query;
+};
+
+static inline LegoPrompt read_lego(const Words& prompt) {
+    const Alphabet& names = lego_alphabet();
+    Reader r(prompt);
+    r.expect("If");
+    LegoPrompt p;
+    std::unordered_set<std::string> defined;
+    do {
+        size_t at = r.pos + 1;
+        LegoClause clause;
+        clause.variable = names.read(r, "a variable (a-z)");
+        r.expect("=");
+        if (r.peek_is("+1") || r.peek_is("-1")) {
+            clause.sign = r.next("a value") == "+1" ? 1 : -1;
+        } else {
+            if (!r.peek_is("+") && !r.peek_is("-")) r.error("'+1', '-1', '+' or '-'");
+            clause.sign = r.next("a sign") == "+" ? 1 : -1;
+            clause.source = names.read(r, "a variable (a-z)");
+        }
+        if (!defined.insert(clause.variable).second) fail("word %zu: variable '%s' is defined twice", at, clause.variable.c_str());
+        p.clauses.push_back(clause);
+    } while (r.accept(","));
+    r.expect(".");
+    for (const std::string& w : LEGO_QUESTION) r.expect(w.c_str());
+    p.query = names.read(r, "a variable (a-z)");
+    r.expect("?");
+    r.finish();
+    return p;
+}
+
+static inline int lego_value(const LegoPrompt& p, std::string variable) {
+    std::unordered_map<std::string, const LegoClause*> definition;
+    for (const LegoClause& c : p.clauses) definition[c.variable] = &c;
     int value = 1;
-    for (size_t hops = 0; hops <= clauses.size(); hops++) {
-        auto it = clauses.find(variable);
-        if (it == clauses.end()) fail("variable '%s' is used but never defined", variable.c_str());
-        value *= it->second.sign;
-        if (it->second.variable.empty()) return value;
-        variable = it->second.variable;
+    for (size_t hops = 0; hops <= p.clauses.size(); hops++) {
+        auto it = definition.find(variable);
+        if (it == definition.end()) fail("variable '%s' is used but never defined", variable.c_str());
+        value *= it->second->sign;
+        if (it->second->source.empty()) return value;
+        variable = it->second->source;
     }
     fail("the clauses define variables in a circle");
 }
 
+static inline const char* lego_value_word(int value) { return value > 0 ? "+1" : "-1"; }
+static inline const char* lego_sign_word(int sign) { return sign > 0 ? "+" : "-"; }
+
 static inline Words lego_solve(const Task&, const Words& prompt, int* length) {
-    const Alphabet& names = lego_alphabet();
-    Reader r(prompt);
-    r.expect("If");
-    std::unordered_map<std::string, LegoClause> clauses;
-    do {
-        size_t at = r.pos + 1;
-        std::string variable = names.read(r, "a variable (a-z)");
-        r.expect("=");
-        LegoClause clause;
-        if (r.peek_is("+1") || r.peek_is("-1")) {
-            clause = {r.next("a value") == "+1" ? 1 : -1, ""};
-        } else {
-            if (!r.peek_is("+") && !r.peek_is("-")) r.error("'+1', '-1', '+' or '-'");
-            int sign = r.next("a sign") == "+" ? 1 : -1;
-            clause = {sign, names.read(r, "a variable (a-z)")};
-        }
-        if (!clauses.emplace(variable, clause).second) fail("word %zu: variable '%s' is defined twice", at, variable.c_str());
-    } while (r.accept(","));
-    r.expect(".");
-    for (const std::string& w : LEGO_QUESTION) r.expect(w.c_str());
-    std::string query = names.read(r, "a variable (a-z)");
-    r.expect("?");
-    r.finish();
-    *length = (int)clauses.size();
-    return concat(ANSWER_IS, {lego_value(clauses, query) > 0 ? "+1" : "-1", "."});
+    LegoPrompt p = read_lego(prompt);
+    *length = (int)p.clauses.size();
+    return concat(ANSWER_IS, {lego_value_word(lego_value(p, p.query)), "."});
 }
+
+static inline Words clause_words(const LegoClause& c) {
+    if (c.source.empty()) return {c.variable, "=", lego_value_word(c.sign)};
+    return {c.variable, "=", lego_sign_word(c.sign), c.source};
+}
+
+// The clauses resolved one per step, each time the first (in the prompt's order) whose right
+// side is known, until every variable has its value (not only the queried one). The constant's
+// step computes nothing:
+//     in q comp out -1 re c = + t , t = - q        then        in t comp - q = - -1 out +1 re c = + t
+static inline std::vector<Step> lego_steps(const Task&, const Words& prompt) {
+    LegoPrompt p = read_lego(prompt);
+    for (const LegoClause& c : p.clauses) lego_value(p, c.variable);  // every chain ends in a constant
+    std::unordered_map<std::string, int> value;
+    std::vector<const LegoClause*> left;
+    for (const LegoClause& c : p.clauses) left.push_back(&c);
+    std::vector<Step> steps;
+    while (!left.empty()) {
+        size_t k = 0;
+        while (!left[k]->source.empty() && !value.count(left[k]->source)) k++;
+        const LegoClause& c = *left[k];
+        left.erase(left.begin() + k);
+        Step s;
+        s.part[STEP_INPUT] = {c.variable};
+        if (!c.source.empty()) s.part[STEP_COMP] = {lego_sign_word(c.sign), c.source, "=", lego_sign_word(c.sign), lego_value_word(value[c.source])};
+        value[c.variable] = c.source.empty() ? c.sign : c.sign * value[c.source];
+        s.part[STEP_OUTPUT] = {lego_value_word(value[c.variable])};
+        std::vector<Words> rest;
+        for (const LegoClause* r : left) rest.push_back(clause_words(*r));
+        s.part[STEP_REMAINING] = join_with(rest, ",");
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+static const ScratchpadSteps LEGO_STEPS = {lego_steps, [] { return Words{}; }, false};
 
 // ----------------------------------------------------------------------------
 // SCAN (Lake & Baroni 2018), complete grammar, reference/tasks.md §1:
@@ -804,41 +1077,41 @@ static inline Words pcfg_solve(const Task&, const Words& prompt, int* length) {
 
 static const Task TASKS[] = {
     // name, description, length unit, train min, train max, test max, longest, variant, pairs,
-    // lexicon, sample, enumerate, solve
+    // lexicon, sample, enumerate, solve, scratchpad steps
     {"copy", "copy one word repeated n times (paper's rsc, Fig. 3 'Copy')", "input words", 2, 20, 40, 1000,
-     COPY_RSC, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     COPY_RSC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"copy_rsc2x", "one word repeated n times -> repeated 2n times", "input words", 2, 20, 40, 1000,
-     COPY_RSC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     COPY_RSC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"copy_rdc", "Replace a with b in a a a -> b b b", "input words", 2, 20, 40, 1000,
-     COPY_RDC, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     COPY_RDC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"copy_cmc", "copy n random words", "input words", 2, 20, 40, 1000,
-     COPY_CMC, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     COPY_CMC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"copy_cmc2x", "copy n random words twice: w [NEXT] w", "input words", 2, 20, 40, 1000,
-     COPY_CMC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     COPY_CMC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"reverse", "reverse n random words, twice: r [NEXT] r (paper's mc2x, Fig. 3 'Reverse')", "input words", 2, 20, 40, 1000,
-     REVERSE_MC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     REVERSE_MC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"reverse_mc", "reverse n random words", "input words", 2, 20, 40, 1000,
-     REVERSE_MC, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     REVERSE_MC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"reverse_mcrv", "reverse, then the original: r [NEXT] w", "input words", 2, 20, 40, 1000,
-     REVERSE_MCRV, false, copy_lexicon, copy_sample, nullptr, copy_solve},
+     REVERSE_MCRV, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
     {"addition", "add two integers (answer most significant digit first)", "digits of the longer operand", 1, 8, 16, 1000,
-     0, true, addition_lexicon, addition_sample, nullptr, addition_solve},
+     0, true, addition_lexicon, addition_sample, nullptr, addition_solve, &ADDITION_STEPS},
     {"poly", "evaluate a polynomial at x, mod 10", "terms", 1, 8, 16, 1000,
-     0, false, poly_lexicon, poly_sample, nullptr, poly_solve},
+     0, false, poly_lexicon, poly_sample, nullptr, poly_solve, &POLY_STEPS},
     {"sort", "sort single-token symbols by their fixed order", "list items", 2, 8, 16, 1000,
-     SORT_SINGLE, false, sort_lexicon, sort_sample, nullptr, sort_solve},
+     SORT_SINGLE, false, sort_lexicon, sort_sample, nullptr, sort_solve, &SORT_STEPS},
     {"sort_multi", "sort integers of 2-4 digits", "list items", 2, 8, 16, 1000,
-     SORT_MULTI, false, sort_lexicon, sort_sample, nullptr, sort_solve},
+     SORT_MULTI, false, sort_lexicon, sort_sample, nullptr, sort_solve, &SORT_STEPS},
     {"sum", "sum of digits 1-9, mod 10", "numbers", 2, 8, 16, 1000,
-     0, false, sum_lexicon, sum_sample, nullptr, sum_solve},
+     0, false, sum_lexicon, sum_sample, nullptr, sum_solve, &SUM_STEPS},
     {"parity", "is the number of 1s even?", "bits", 4, 8, 16, 1000,
-     0, false, parity_lexicon, parity_sample, nullptr, parity_solve},
+     0, false, parity_lexicon, parity_sample, nullptr, parity_solve, &PARITY_STEPS},
     {"lego", "resolve a chain of +/- variable assignments", "variables", 4, 8, 16, LEGO_VARIABLES,
-     0, false, lego_lexicon, lego_sample, nullptr, lego_solve},
+     0, false, lego_lexicon, lego_sample, nullptr, lego_solve, &LEGO_STEPS},
     {"scan", "SCAN commands -> actions, the finite language split by output length", "output actions", 1, 25, 48, 48,
-     0, false, scan_lexicon, nullptr, scan_enumerate, scan_solve},
+     0, false, scan_lexicon, nullptr, scan_enumerate, scan_solve, nullptr},
     {"pcfg", "PCFG SET string-edit functions in prefix notation", "function words", 1, 8, 35, 100,
-     0, false, pcfg_lexicon, pcfg_sample, nullptr, pcfg_solve},
+     0, false, pcfg_lexicon, pcfg_sample, nullptr, pcfg_solve, nullptr},
 };
 static const int NUM_TASKS = sizeof(TASKS) / sizeof(TASKS[0]);
 
@@ -847,6 +1120,122 @@ static inline const Task& find_task(const std::string& name) {
         if (name == t.name) return t;
     fail("unknown task '%s' (valid: %s)", name.c_str(), names_of(TASKS).c_str());
 }
+
+// ----------------------------------------------------------------------------
+// scratchpads (paper §6, reference/paper-protocol.md §3)
+//
+// With a scratchpad the target spells out the steps of an algorithm that solves the prompt,
+// then gives the answer (the plain target):
+//     Thinking step by step: STEP # STEP # ... # STEP . Thus, ANSWER
+// A step writes the parts its format enables, each after its marker:
+//     in INPUT comp COMPUTATION out OUTPUT [ VARIABLES ] re REMAINING
+// so addition's first step of "Compute 5 8 7 + 4 6 ?", in the full format, is
+//     in 7 , 6 comp 7 + 6 + carry = 1 3 + 0 = 1 3 out 3 [ carry: 1 ] re 5 8 + 4
+// The formats are the paper's: full writes every part, minimal ("only compute and output")
+// writes comp and out, and each no-X every part but X. Only the answer is graded
+// (grade_output); whether the scratchpad was right is scored on its own.
+
+struct ScratchpadFormat {
+    const char* name;
+    bool writes[NUM_STEP_PARTS];  // input, comp, output, vars, remaining
+};
+
+static const ScratchpadFormat SCRATCHPAD_FORMATS[] = {
+    {"none", {false, false, false, false, false}},  {"full", {true, true, true, true, true}},
+    {"minimal", {false, true, true, false, false}}, {"no-input", {false, true, true, true, true}},
+    {"no-comp", {true, false, true, true, true}},   {"no-output", {true, true, false, true, true}},
+    {"no-vars", {true, true, true, false, true}},   {"no-remaining", {true, true, true, true, false}},
+};
+static const int NUM_SCRATCHPAD_FORMATS = sizeof(SCRATCHPAD_FORMATS) / sizeof(SCRATCHPAD_FORMATS[0]);
+static const int SCRATCHPAD_NONE = 0;
+
+static const Words SCRATCHPAD_START = {"Thinking", "step", "by", "step:"};
+static const Words SCRATCHPAD_END = {".", "Thus,"};  // "Thus," ends the scratchpad: the answer follows
+static const char* const STEP_SEPARATOR = "#";
+static const char* const STEP_MARKERS[NUM_STEP_PARTS] = {"in", "comp", "out", "[", "re"};
+static const char* const VARS_END = "]";
+
+// A step's input left at each step makes a scratchpad grow with the square of its prompt; no
+// task's prompt at the paper's lengths comes near this.
+static const size_t MAX_SCRATCHPAD_PROMPT_WORDS = 1024;
+
+static inline std::string tasks_with_scratchpads() {
+    std::string names;
+    for (const Task& t : TASKS)
+        if (t.scratchpad) names += (names.empty() ? "" : " ") + std::string(t.name);
+    return names;
+}
+
+static inline void check_scratchpad(const Task& task, int format) {
+    if (format < 0 || format >= NUM_SCRATCHPAD_FORMATS) fail("scratchpad format %d does not exist", format);
+    if (format == SCRATCHPAD_NONE) return;
+    if (!task.scratchpad) fail("%s has no scratchpad (tasks with one: %s)", task.name, tasks_with_scratchpads().c_str());
+    if (!task.scratchpad->has_vars && strcmp(SCRATCHPAD_FORMATS[format].name, "no-vars") == 0)
+        fail("%s's steps carry no variables: --scratchpad no-vars would be full", task.name);
+}
+
+// the words a task's scratchpads use, its own words among them
+static inline Words scratchpad_lexicon(const Task& task) {
+    Words words = concat(SCRATCHPAD_START, SCRATCHPAD_END);
+    words.push_back(STEP_SEPARATOR);
+    words.insert(words.end(), STEP_MARKERS, STEP_MARKERS + NUM_STEP_PARTS);
+    words.push_back(VARS_END);
+    return concat(words, task.scratchpad->lexicon());
+}
+
+// The gold target of a prompt and its λ: the answer, after the steps that lead to it when the
+// scratchpad format writes any.
+static inline Words task_target(const Task& task, int format, const Words& prompt, int* length) {
+    Words answer = task.solve(task, prompt, length);
+    if (format == SCRATCHPAD_NONE) return answer;
+    if (prompt.size() > MAX_SCRATCHPAD_PROMPT_WORDS)
+        fail("scratchpads are written for prompts of up to %zu words (this one has %zu): they grow with the square of the prompt",
+             MAX_SCRATCHPAD_PROMPT_WORDS, prompt.size());
+    const ScratchpadFormat& f = SCRATCHPAD_FORMATS[format];
+    std::vector<Step> steps = task.scratchpad->steps(task, prompt);
+    Words target = SCRATCHPAD_START;
+    for (size_t i = 0; i < steps.size(); i++) {
+        if (i > 0) target.push_back(STEP_SEPARATOR);
+        for (int part = 0; part < NUM_STEP_PARTS; part++) {
+            if (!f.writes[part] || (part == STEP_VARS && !task.scratchpad->has_vars)) continue;
+            target.push_back(STEP_MARKERS[part]);
+            target.insert(target.end(), steps[i].part[part].begin(), steps[i].part[part].end());
+            if (part == STEP_VARS) target.push_back(VARS_END);
+        }
+    }
+    return concat(concat(target, SCRATCHPAD_END), answer);
+}
+
+// An output graded against its gold target (both without <eos>; `ended`: the output stopped
+// with <eos>). With a scratchpad only the answer counts, which is what follows the first
+// "Thus,"; the scratchpad, what precedes it, is scored apart. Without one, the whole output is
+// the answer (and the scratchpad verdict says the same).
+struct Verdict {
+    bool answer, scratchpad;
+};
+
+static inline Verdict grade_output(const Words& gold, const Words& output, bool ended) {
+    auto gold_thus = std::find(gold.begin(), gold.end(), SCRATCHPAD_END.back());
+    if (gold_thus == gold.end()) {
+        bool right = ended && output == gold;
+        return {right, right};
+    }
+    auto thus = std::find(output.begin(), output.end(), SCRATCHPAD_END.back());
+    bool scratchpad = thus - output.begin() == gold_thus - gold.begin() && std::equal(output.begin(), thus, gold.begin());
+    bool answer = ended && thus != output.end() && Words(thus + 1, output.end()) == Words(gold_thus + 1, gold.end());
+    return {answer, scratchpad};
+}
+
+struct DataConfig {
+    uint64_t seed = 9842497;  // the paper's data seed; the run's --seed changes init and order, not data
+    int train_size = 100000;  // paper: 100,000
+    int valid_size = 7500;    // paper: ~15,000 held out, half of it evaluated
+    int test_size = 10000;    // paper: ~10,000, equal counts per test length
+    int train_max = 0;        // 0: the task's own split
+    int test_max = 0;
+    bool bos = false;         // --bos: every sequence starts with <bos>, as Theorem 1's proof needs (the paper had none)
+    int scratchpad = SCRATCHPAD_NONE;  // --scratchpad: an index into SCRATCHPAD_FORMATS
+};
 
 // ----------------------------------------------------------------------------
 // vocabulary
@@ -864,24 +1253,29 @@ struct Vocab {
     }
 };
 
-// <pad>, <eos>, the task's words, and with `bos` a last word <bos> (last, so that every other
-// word keeps its id with or without it)
-static inline Vocab make_vocab(const Task& task, bool bos = false) {
+// <pad>, <eos>, the task's words, with a scratchpad the words it adds, and with --bos a last
+// word <bos> (last, so that every other word keeps its id with or without it)
+static inline Vocab make_vocab(const Task& task, const DataConfig& data = DataConfig()) {
     Vocab v;
-    for (const std::string& w : concat(concat({"<pad>", "<eos>"}, task.lexicon()), bos ? Words{"<bos>"} : Words{})) {
+    auto add = [&](const std::string& w) {
         if (!v.ids.emplace(w, v.size()).second) fail("internal error: word '%s' twice in the %s vocabulary", w.c_str(), task.name);
         v.words.push_back(w);
-    }
+    };
+    for (const std::string& w : concat({"<pad>", "<eos>"}, task.lexicon())) add(w);
+    if (data.scratchpad != SCRATCHPAD_NONE)
+        for (const std::string& w : scratchpad_lexicon(task))
+            if (v.id(w) < 0) add(w);
+    if (data.bos) add("<bos>");
     return v;
 }
 
-// The gold answer of a prompt written as text, checking every word against the vocabulary.
-static inline Words task_answer(const Task& task, const Vocab& vocab, const std::string& line, int* length) {
+// The gold target of a prompt written as text, checking every word against the vocabulary.
+static inline Words task_answer(const Task& task, const Vocab& vocab, const std::string& line, int* length, int scratchpad = SCRATCHPAD_NONE) {
     Words prompt = split_words(line);
     if (prompt.empty()) fail("empty prompt");
     for (size_t i = 0; i < prompt.size(); i++)
         if (vocab.id(prompt[i]) < 0) fail("word %zu: '%s' is not in the %s vocabulary", i + 1, prompt[i].c_str(), task.name);
-    return task.solve(task, prompt, length);
+    return task_target(task, scratchpad, prompt, length);
 }
 
 // ----------------------------------------------------------------------------
@@ -907,22 +1301,13 @@ struct Split {
     }
 };
 
-struct DataConfig {
-    uint64_t seed = 9842497;  // the paper's data seed; the run's --seed changes init and order, not data
-    int train_size = 100000;  // paper: 100,000
-    int valid_size = 7500;    // paper: ~15,000 held out, half of it evaluated
-    int test_size = 10000;    // paper: ~10,000, equal counts per test length
-    int train_max = 0;        // 0: the task's own split
-    int test_max = 0;
-    bool bos = false;         // --bos: every sequence starts with <bos>, as Theorem 1's proof needs (the paper had none)
-};
-
 struct LengthSplit {
     int train_min, train_max, test_max;  // test lengths are train_max + 1 .. test_max
 };
 
 static const int MAX_SPLIT_SIZE = 10000000;
 
+// The task's lengths under a data configuration, whose every field it checks.
 static inline LengthSplit length_split(const Task& task, const DataConfig& config) {
     LengthSplit s{task.train_min, config.train_max ? config.train_max : task.train_max,
                   config.test_max ? config.test_max : task.test_max};
@@ -936,6 +1321,7 @@ static inline LengthSplit length_split(const Task& task, const DataConfig& confi
     for (int k = 0; k < NUM_SPLITS; k++)
         if (sizes[k] < 1 || sizes[k] > MAX_SPLIT_SIZE)
             fail("--%s-size %d is out of range [1, %d]", SPLIT_NAMES[k], sizes[k], MAX_SPLIT_SIZE);
+    check_scratchpad(task, config.scratchpad);
     return s;
 }
 
@@ -953,9 +1339,9 @@ static inline std::vector<Bin> task_bins(const Task& task, int lo, int hi) {
     return bins;
 }
 
-static inline void add_example(Split* split, const Task& task, const Vocab& vocab, const Words& prompt, const int* expected_length) {
+static inline void add_example(Split* split, const Task& task, const Vocab& vocab, int scratchpad, const Words& prompt, const int* expected_length) {
     int length = 0;
-    Words target = task.solve(task, prompt, &length);
+    Words target = task_target(task, scratchpad, prompt, &length);
     if (expected_length && length != *expected_length)
         fail("internal error: %s generated length %d for a bin of length %d", task.name, length, *expected_length);
     for (const std::string& w : concat(prompt, target)) {
@@ -985,31 +1371,31 @@ static inline Split shuffled(const Split& in, Rng rng) {
 
 // Generated tasks: `size` examples spread evenly over the bins (the first size % bins bins
 // get one more), each bin drawn from its own stream, then shuffled.
-static inline Split sampled_split(const Task& task, const Vocab& vocab, uint64_t seed, SplitKind kind, int size, int lo, int hi) {
+static inline Split sampled_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind, int size, int lo, int hi) {
     uint64_t task_key = hash_string(task.name);
     std::vector<Bin> bins = task_bins(task, lo, hi);
     Split split;
     for (size_t k = 0; k < bins.size(); k++) {
         int count = size / (int)bins.size() + ((int)k < size % (int)bins.size());
-        Rng rng = rng_stream(seed, task_key, kind, (uint64_t)bins[k].a << 32 | (uint32_t)bins[k].b);
-        for (int i = 0; i < count; i++) add_example(&split, task, vocab, task.sample(task, &rng, bins[k]), &bins[k].length);
+        Rng rng = rng_stream(config.seed, task_key, kind, (uint64_t)bins[k].a << 32 | (uint32_t)bins[k].b);
+        for (int i = 0; i < count; i++) add_example(&split, task, vocab, config.scratchpad, task.sample(task, &rng, bins[k]), &bins[k].length);
     }
-    return shuffled(split, rng_stream(seed, task_key, kind, ~0ULL));
+    return shuffled(split, rng_stream(config.seed, task_key, kind, ~0ULL));
 }
 
 // A finite language (SCAN), as the paper split it: commands with λ <= train_max are shuffled,
 // the first tenth is valid and the rest train; test is every command with a longer λ (up to
 // test_max). A size flag can only take fewer than the language has.
-static inline Split enumerated_split(const Task& task, const Vocab& vocab, uint64_t seed, SplitKind kind, int size, const LengthSplit& lengths) {
+static inline Split enumerated_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind, int size, const LengthSplit& lengths) {
     Split in_distribution, out_of_distribution;
     for (const Words& prompt : task.enumerate()) {
         int length = 0;
         task.solve(task, prompt, &length);
-        if (length >= lengths.train_min && length <= lengths.train_max) add_example(&in_distribution, task, vocab, prompt, nullptr);
-        if (length > lengths.train_max && length <= lengths.test_max) add_example(&out_of_distribution, task, vocab, prompt, nullptr);
+        if (length >= lengths.train_min && length <= lengths.train_max) add_example(&in_distribution, task, vocab, config.scratchpad, prompt, nullptr);
+        if (length > lengths.train_max && length <= lengths.test_max) add_example(&out_of_distribution, task, vocab, config.scratchpad, prompt, nullptr);
     }
     uint64_t task_key = hash_string(task.name);
-    Split pool = shuffled(kind == SPLIT_TEST ? out_of_distribution : in_distribution, rng_stream(seed, task_key, kind == SPLIT_TEST));
+    Split pool = shuffled(kind == SPLIT_TEST ? out_of_distribution : in_distribution, rng_stream(config.seed, task_key, kind == SPLIT_TEST));
     int held_out = pool.size() / 10;
     int first = kind == SPLIT_TRAIN ? held_out : 0;
     int available = kind == SPLIT_VALID ? held_out : pool.size() - first;
@@ -1040,9 +1426,9 @@ static inline Split with_bos(const Split& in, int bos) {
 static inline Split make_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind) {
     LengthSplit lengths = length_split(task, config);
     const int sizes[] = {config.train_size, config.valid_size, config.test_size};
-    Split split = task.enumerate ? enumerated_split(task, vocab, config.seed, kind, sizes[kind], lengths)
-                  : kind == SPLIT_TEST ? sampled_split(task, vocab, config.seed, kind, sizes[kind], lengths.train_max + 1, lengths.test_max)
-                                       : sampled_split(task, vocab, config.seed, kind, sizes[kind], lengths.train_min, lengths.train_max);
+    Split split = task.enumerate ? enumerated_split(task, vocab, config, kind, sizes[kind], lengths)
+                  : kind == SPLIT_TEST ? sampled_split(task, vocab, config, kind, sizes[kind], lengths.train_max + 1, lengths.test_max)
+                                       : sampled_split(task, vocab, config, kind, sizes[kind], lengths.train_min, lengths.train_max);
     return config.bos ? with_bos(split, vocab.id("<bos>")) : split;
 }
 
@@ -1054,7 +1440,7 @@ struct Dataset {
 };
 
 static inline Dataset make_dataset(const Task& task, const DataConfig& config) {
-    Dataset d{&task, make_vocab(task, config.bos), length_split(task, config), {}};
+    Dataset d{&task, make_vocab(task, config), length_split(task, config), {}};
     for (int k = 0; k < NUM_SPLITS; k++) d.splits[k] = make_split(task, d.vocab, config, (SplitKind)k);
     return d;
 }

@@ -102,7 +102,7 @@ static const TrainingDefaults TRAINING_DEFAULTS[] = {
     {"tiny", 2000, 250, 3e-3, 0.0},
 };
 
-enum FlagType { FLAG_INT, FLAG_U64, FLAG_FLOAT, FLAG_STRING, FLAG_SWITCH };
+enum FlagType { FLAG_INT, FLAG_U64, FLAG_FLOAT, FLAG_STRING, FLAG_SWITCH, FLAG_CHOICE };
 
 // What the program does is chosen by at most one mode flag; without one, it trains.
 enum Mode {
@@ -119,7 +119,9 @@ struct Flag {
     bool saved;     // kept in checkpoints, restored by --resume and --load
     unsigned modes;  // the modes that read it: given in another, it is refused, not ignored
     const char* help;
+    Words choices = {};  // FLAG_CHOICE: the names it takes; its value is the index of the one given
 };
+
 
 static std::vector<Flag> flag_table(RunConfig* c) {
     return {
@@ -148,6 +150,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--train-max", FLAG_INT, &c->data.train_max, true, DATA, "longest training length (default: the task's)"},
         {"--test-max", FLAG_INT, &c->data.test_max, true, DATA, "longest test length (default: the task's)"},
         {"--bos", FLAG_SWITCH, &c->data.bos, true, DATA, "start every sequence with a <bos> token (Theorem 1's first token; the paper had none)"},
+        {"--scratchpad", FLAG_CHOICE, &c->data.scratchpad, true, DATA | ANSWER,
+         "steps before the answer (paper §6): none, full, minimal or no-input/comp/output/vars/remaining", row_names(SCRATCHPAD_FORMATS)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
         {"--force", FLAG_SWITCH, &c->force, false, TRAIN, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
@@ -175,6 +179,10 @@ static void parse_value(const Flag& flag, const char* text) {
     if (flag.type == FLAG_STRING) {
         if (!*text) fail("%s needs a value, got an empty string", flag.name);
         *(std::string*)flag.value = text;
+    } else if (flag.type == FLAG_CHOICE) {
+        auto it = std::find(flag.choices.begin(), flag.choices.end(), text);
+        if (it == flag.choices.end()) fail("unknown %s '%s' (valid: %s)", flag.name, text, join_words(flag.choices).c_str());
+        *(int*)flag.value = (int)(it - flag.choices.begin());
     } else if (flag.type == FLAG_FLOAT) {
         double v = strtod(text, &end);
         if (errno || end == text || *end || !std::isfinite(v) || v < 0) fail("%s expects a number >= 0, got '%s'", flag.name, text);
@@ -333,12 +341,14 @@ struct Progress {
 // a saved flag's value in its two header fields, and back: integers and switches in the first
 // (the second stays 0), u64 and double as all 64 bits
 static void flag_to_fields(const Flag& f, int32_t* fields) {
-    if (f.type == FLAG_INT) fields[0] = *(int*)f.value;
+    if (f.type == FLAG_INT || f.type == FLAG_CHOICE) fields[0] = *(int*)f.value;
     else if (f.type == FLAG_SWITCH) fields[0] = *(bool*)f.value;
     else memcpy(fields, f.value, 8);
 }
 static void fields_to_flag(const int32_t* fields, const Flag& f) {
-    if (f.type == FLAG_INT) *(int*)f.value = fields[0];
+    if (f.type == FLAG_CHOICE && (fields[0] < 0 || fields[0] >= (int)f.choices.size()))
+        fail("the checkpoint's %s is choice %d, which does not exist", f.name, fields[0]);
+    if (f.type == FLAG_INT || f.type == FLAG_CHOICE) *(int*)f.value = fields[0];
     else if (f.type == FLAG_SWITCH) *(bool*)f.value = fields[0] != 0;
     else memcpy(f.value, fields, 8);
 }
@@ -576,32 +586,94 @@ struct Ticker {
 // ----------------------------------------------------------------------------
 // evaluation
 
+// Exact match by length: of the answer, and with a scratchpad, of the scratchpad apart.
+struct Graded {
+    SplitResult answers, scratchpads;
+};
+
+// The sequence position of an example's "Thus," (its scratchpad's end), or -1 without one.
+static int scratchpad_end(const Split& split, int e, int thus) {
+    for (int t = split.prompt_len[e]; thus >= 0 && t < split.example_len(e); t++)
+        if (split.example(e)[t] == thus) return t;
+    return -1;
+}
+
+// The example's gold target, and its greedy output given that it first differs from the gold
+// at sequence position `at` with `token` (graded by grade_output, tasks.h). Decoding goes on
+// from there on the CPU copy of the model, whose cache makes a token cheap.
+static Verdict decode_from(Run* r, const Split& split, int e, int at, int token) {
+    const int* ids = split.example(e);
+    std::vector<int> output(ids + split.prompt_len[e], ids + at);
+    output.push_back(token);
+    if (token != EOS_ID) {
+        std::vector<int> prefix(ids, ids + at);
+        prefix.push_back(token);
+        std::vector<int> more = generate_greedy(&r->model, prefix, EOS_ID);
+        output.insert(output.end(), more.begin(), more.end());
+    }
+    bool ended = output.back() == EOS_ID;
+    if (ended) output.pop_back();
+    Words gold, said;
+    for (int t = split.prompt_len[e]; t < split.example_len(e) - 1; t++) gold.push_back(r->data.vocab.words[ids[t]]);
+    for (int id : output) said.push_back(r->data.vocab.words[id]);
+    return grade_output(gold, said, ended);
+}
+
 // Greedy decoding reproduces the gold target (and stops at <eos>) iff, with the gold prefix fed
-// in, the argmax at every answer position is the gold token: each greedy step then sees exactly
-// the teacher-forced prefix. So one forward pass per batch decides exact match.
-static SplitResult evaluate(Run* r, const Split& split, const char* name) {
-    int batch_size = r->config->batch, V = r->model.config.V;
+// in, the argmax at every target position is the gold token: each greedy step then sees exactly
+// the teacher-forced prefix. So one forward pass per batch decides exact match. It decides more:
+// greedy output is the gold up to the first position whose argmax differs. With a scratchpad,
+// a first difference after its "Thus," means a right scratchpad and a wrong answer; one before
+// it, a wrong scratchpad, and whether the answer is right anyway takes decoding from there.
+static Graded evaluate(Run* r, const Split& split, const char* name) {
+    int batch_size = r->config->batch, V = r->model.config.V, thus = r->data.vocab.id(SCRATCHPAD_END.back());
     Ticker ticker;
     std::vector<int> order(split.size());
     for (int i = 0; i < split.size(); i++) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return split.example_len(a) < split.example_len(b); });
-    SplitResult result;
+    Graded graded;
+    auto add = [&](int e, Verdict v) {
+        graded.answers.add(split.length[e], v.answer);
+        graded.scratchpads.add(split.length[e], v.scratchpad);
+    };
+    struct Difference {
+        int example, at, token;  // the first position whose argmax is not the gold token, and that argmax
+    };
+    bool host_is_current = !r->gpu;
+    int decoded = 0;
+    size_t seen = 0;
+    auto progress = [&] {
+        if (ticker.due()) ticker.print("evaluating %s: %zu of %d examples, %d decoded past a difference", name, seen, split.size(), decoded);
+    };
     Batch batch;
     for (size_t first = 0; first < order.size(); first += batch_size) {
         std::vector<int> examples(order.begin() + first, order.begin() + std::min(order.size(), first + (size_t)batch_size));
         fill_batch(&batch, split, examples);
         const float* logits = device_logits(r, batch);
+        std::vector<Difference> to_decode;  // decoded after the batch: decoding overwrites the CPU's logits
         for (int b = 0; b < batch.B; b++) {
-            bool correct = true;
-            for (int t = 0; t < batch.T; t++) {
+            int e = examples[b], end = scratchpad_end(split, e, thus);
+            Difference d = {e, -1, -1};
+            for (int t = 0; t < batch.T && d.at < 0; t++) {
                 int target = batch.targets[(size_t)b * batch.T + t];
-                if (target >= 0) correct &= argmax(logits + ((size_t)b * batch.T + t) * V, V) == target;
+                int said = target >= 0 ? argmax(logits + ((size_t)b * batch.T + t) * V, V) : target;
+                if (said != target) d = {e, t + 1, said};
             }
-            result.add(split.length[examples[b]], correct);
+            if (d.at < 0) add(e, {true, true});
+            else if (end < 0) add(e, {false, false});
+            else if (d.at > end) add(e, {false, true});
+            else to_decode.push_back(d);
         }
-        if (ticker.due()) ticker.print("evaluating %s: %zu of %d examples", name, first + examples.size(), split.size());
+        seen += examples.size();
+        if (!to_decode.empty() && !host_is_current) device_to_host(r), host_is_current = true;
+        for (const Difference& d : to_decode) {
+            add(d.example, decode_from(r, split, d.example, d.at, d.token));
+            decoded++;
+            progress();
+        }
+        progress();
     }
-    return result;
+    return graded;
 }
 
 // decodes the first n examples of a split token by token and prints prompt, gold and output
@@ -613,10 +685,12 @@ static void print_samples(Model* m, const Split& split, const Vocab& vocab, cons
         example_words(split, vocab, i, &prompt_words, &gold);
         for (int token : output)
             if (token != EOS_ID) said.push_back(vocab.words[token]);
-        bool right = said == gold && !output.empty() && output.back() == EOS_ID;
-        printf("%s %s (length %d)\n  prompt: %s\n  gold:   %s\n  model:  %s%s\n", right ? "[right]" : "[wrong]", name, split.length[i],
-               join_words(prompt_words).c_str(), join_words(gold).c_str(), join_words(said).c_str(),
-               output.empty() || output.back() != EOS_ID ? " (no <eos>)" : "");
+        bool ended = !output.empty() && output.back() == EOS_ID;
+        Verdict v = grade_output(gold, said, ended);
+        bool scratchpad = vocab.id(SCRATCHPAD_END.back()) >= 0;
+        printf("%s %s (length %d%s)\n  prompt: %s\n  gold:   %s\n  model:  %s%s\n", v.answer ? "[right]" : "[wrong]", name, split.length[i],
+               scratchpad ? (v.scratchpad ? ", scratchpad right" : ", scratchpad wrong") : "", join_words(prompt_words).c_str(),
+               join_words(gold).c_str(), join_words(said).c_str(), ended ? "" : " (no <eos>)");
     }
 }
 
@@ -651,6 +725,7 @@ static std::string config_json(RunConfig* c, const Model& m, const Dataset& d) {
         std::string value = f.type == FLAG_INT      ? std::to_string(*(int*)f.value)
                           : f.type == FLAG_U64    ? std::to_string(*(uint64_t*)f.value)
                           : f.type == FLAG_SWITCH ? (*(bool*)f.value ? "true" : "false")
+                          : f.type == FLAG_CHOICE ? "\"" + f.choices[*(int*)f.value] + "\""
                                                   : format_double(*(double*)f.value);
         s += "  \"" + std::string(f.name + 2) + "\": " + value + ",\n";
     }
@@ -843,7 +918,7 @@ static void train(Run* r, int stop_at) {
         fprintf(log, "%d\t%.6f\t%.6g\t%.6g\t%.0f\t", step + 1, loss, lr_at(optim_config(c), step), grad_norm, batch.real_tokens / step_seconds);
 
         bool validate = (step + 1) % c.eval_every == 0 || step + 1 == c.steps;
-        double accuracy = validate ? evaluate(r, valid_split(*r), "valid").all.accuracy() : -1;
+        double accuracy = validate ? evaluate(r, valid_split(*r), "valid").answers.all.accuracy() : -1;
         if (validate) fprintf(log, "%.6f", accuracy);
         fprintf(log, "\n");
         // log.tsv holds every step up to this one before state.bin says training got this far:
@@ -876,17 +951,26 @@ static void train(Run* r, int stop_at) {
 // The best checkpoint on both splits: the table, results.json, accuracy.svg.
 static void report(Run* r, bool write_files) {
     RunConfig& c = *r->config;
-    SplitResult valid = evaluate(r, valid_split(*r), "valid"), test = evaluate(r, test_split(*r), "test");
+    Graded graded_valid = evaluate(r, valid_split(*r), "valid"), graded_test = evaluate(r, test_split(*r), "test");
+    const SplitResult &valid = graded_valid.answers, &test = graded_test.answers;
     std::string skipped = r->progress.skipped ? "; " + std::to_string(r->progress.skipped) + " steps skipped as not finite" : "";
-    printf("\n%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), c.pe.c_str(), c.layers,
-           c.d_model, r->progress.best_step, skipped.c_str());
+    bool scratchpad = c.data.scratchpad != SCRATCHPAD_NONE;
+    std::string format = scratchpad ? std::string(", scratchpad ") + SCRATCHPAD_FORMATS[c.data.scratchpad].name : "";
+    printf("\n%s%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), format.c_str(), c.pe.c_str(),
+           c.layers, c.d_model, r->progress.best_step, skipped.c_str());
     print_accuracy_table(stdout, valid, test);
+    if (scratchpad) {
+        printf("\nits scratchpads, exactly right (the accuracy above grades the answer after them alone):\n");
+        print_accuracy_table(stdout, graded_valid.scratchpads, graded_test.scratchpads);
+    }
     if (!write_files) return;
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
                        std::to_string(c.seed) + ",\n  \"steps\": " + std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
                        ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
-                       ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) + "\n}\n";
+                       ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
+                       (scratchpad ? ",\n  \"valid_scratchpad\": " + json_split(graded_valid.scratchpads) +
+                                         ",\n  \"test_scratchpad\": " + json_split(graded_test.scratchpads) : "") + "\n}\n";
     write_text(r->dir + "/results.json", json);
     write_text(r->dir + "/accuracy.svg", accuracy_svg(valid, test, r->data.lengths.train_max, c.task + " / " + c.pe));
     printf("\nwrote %s/results.json and %s/accuracy.svg\n", r->dir.c_str(), r->dir.c_str());
@@ -1145,7 +1229,7 @@ static SplitKind find_split(const std::string& name) {
 }
 
 static void show_examples(const Task& task, const RunConfig& c) {
-    Vocab vocab = make_vocab(task, c.data.bos);
+    Vocab vocab = make_vocab(task, c.data);
     Split split = make_split(task, vocab, c.data, find_split(c.split));
     if (c.show > split.size()) fail("--show %d: the %s split of %s has %d examples", c.show, c.split.c_str(), task.name, split.size());
     Words prompt, target;
@@ -1170,14 +1254,14 @@ static bool read_prompt_line(std::string* line, int number) {
     return !line->empty();
 }
 
-static void answer_prompts(const Task& task) {
-    Vocab vocab = make_vocab(task);
+static void answer_prompts(const Task& task, const DataConfig& data) {
+    Vocab vocab = make_vocab(task, data);
     std::string line;
     for (int number = 1; read_prompt_line(&line, number); number++) {
         if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
         int length = 0;
         try {
-            printf("%s\n", join_words(task_answer(task, vocab, line, &length)).c_str());
+            printf("%s\n", join_words(task_answer(task, vocab, line, &length, data.scratchpad)).c_str());
         } catch (const Error& e) {
             fail("line %d: %s", number, e.what());
         }
@@ -1225,7 +1309,7 @@ static void run(int argc, char** argv) {
     length_split(task, config.data);  // validates lengths and sizes before any mode runs
     switch (mode) {
         case SHOW: return show_examples(task, config);
-        case ANSWER: return answer_prompts(task);
+        case ANSWER: return answer_prompts(task, config.data);
         case STATS: return print_stats(task, config);
         case DUMP: return run_dump_state(&config);
         case BENCH: return run_bench(&config);

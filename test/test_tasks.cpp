@@ -683,7 +683,7 @@ static void test_bos_starts_every_example_and_keeps_the_rest(void) {
     const Task& task = find_task("reverse");
     DataConfig with = small_config();
     with.bos = true;
-    Vocab plain_vocab = make_vocab(task), bos_vocab = make_vocab(task, true);
+    Vocab plain_vocab = make_vocab(task), bos_vocab = make_vocab(task, with);
     TEST_ASSERT_EQUAL_INT(plain_vocab.size() + 1, bos_vocab.size());
     TEST_ASSERT_EQUAL_INT(bos_vocab.size() - 1, bos_vocab.id("<bos>"));
     for (int kind = 0; kind < NUM_SPLITS; kind++) {

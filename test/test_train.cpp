@@ -515,7 +515,7 @@ static void test_a_short_cpu_run_on_copy_learns(void) {
     {
         Silence quiet;
         prepare_run(&r);
-        TEST_ASSERT_EQUAL_INT(0, evaluate(&r, valid_split(r), "valid").all.correct);
+        TEST_ASSERT_EQUAL_INT(0, evaluate(&r, valid_split(r), "valid").answers.all.correct);
         train(&r, INT_MAX);
     }
     std::ifstream log(c.out + "/log.tsv");
