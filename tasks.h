@@ -7,6 +7,8 @@
    - a vocabulary: word level, "<pad>" and "<eos>" then every word the task can produce
    - a generator of prompts for a given length λ (or, for SCAN, the whole finite language)
    - a solver: an interpreter that reads a prompt and computes its gold target and its λ
+   - for addition, poly, sort, sum, parity and LEGO: the steps of an algorithm that solves a
+     prompt, which scratchpad targets write out before the answer (paper §6; --scratchpad)
  and, built from those, the three splits: train and valid (in-distribution lengths) and test
  (longer, out-of-distribution lengths).
 
@@ -22,6 +24,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -440,7 +443,8 @@ static inline long long term_value(long long coefficient, long long base, long l
             if (__builtin_mul_overflow(*power, base, power)) fail("the scratchpad would write %lld ** %lld out in full: too large", base, exponent);
     }
     long long value;
-    if (__builtin_mul_overflow(coefficient, *power, &value)) fail("the scratchpad would write %lld * %lld out in full: too large", coefficient, *power);
+    if (__builtin_mul_overflow(coefficient, *power, &value) || value == LLONG_MIN || *power == LLONG_MIN)  // (number_words negates)
+        fail("the scratchpad would write %lld * %lld ** %lld out in full: too large", coefficient, base, exponent);
     return value;
 }
 
@@ -1208,8 +1212,8 @@ static inline Words task_target(const Task& task, int format, const Words& promp
 
 // An output graded against its gold target (both without <eos>; `ended`: the output stopped
 // with <eos>). With a scratchpad only the answer counts, which is what follows the first
-// "Thus,"; the scratchpad, what precedes it, is scored apart. Without one, the whole output is
-// the answer (and the scratchpad verdict says the same).
+// "Thus,"; the scratchpad, what precedes it (an output without "Thus," has none), is scored
+// apart. Without one, the whole output is the answer (and the scratchpad verdict says the same).
 struct Verdict {
     bool answer, scratchpad;
 };
@@ -1221,7 +1225,7 @@ static inline Verdict grade_output(const Words& gold, const Words& output, bool 
         return {right, right};
     }
     auto thus = std::find(output.begin(), output.end(), SCRATCHPAD_END.back());
-    bool scratchpad = thus - output.begin() == gold_thus - gold.begin() && std::equal(output.begin(), thus, gold.begin());
+    bool scratchpad = thus != output.end() && thus - output.begin() == gold_thus - gold.begin() && std::equal(output.begin(), thus, gold.begin());
     bool answer = ended && thus != output.end() && Words(thus + 1, output.end()) == Words(gold_thus + 1, gold.end());
     return {answer, scratchpad};
 }
@@ -1262,9 +1266,11 @@ static inline Vocab make_vocab(const Task& task, const DataConfig& data = DataCo
         v.words.push_back(w);
     };
     for (const std::string& w : concat({"<pad>", "<eos>"}, task.lexicon())) add(w);
-    if (data.scratchpad != SCRATCHPAD_NONE)
+    if (data.scratchpad != SCRATCHPAD_NONE) {
+        check_scratchpad(task, data.scratchpad);
         for (const std::string& w : scratchpad_lexicon(task))
             if (v.id(w) < 0) add(w);
+    }
     if (data.bos) add("<bos>");
     return v;
 }

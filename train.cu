@@ -643,7 +643,9 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
     int decoded = 0;
     size_t seen = 0;
     auto progress = [&] {
-        if (ticker.due()) ticker.print("evaluating %s: %zu of %d examples, %d decoded past a difference", name, seen, split.size(), decoded);
+        if (!ticker.due()) return;
+        std::string decoding = thus >= 0 ? format_text(", %d decoded on from where they left the gold", decoded) : "";
+        ticker.print("evaluating %s: %zu of %d examples%s", name, seen, split.size(), decoding.c_str());
     };
     Batch batch;
     for (size_t first = 0; first < order.size(); first += batch_size) {

@@ -104,6 +104,10 @@ static void test_every_flag_refuses_values_its_type_can_not_hold(void) {
             cases.push_back({f.name, name + " ''", name + " needs a value, got an empty string"});
             continue;
         }
+        if (f.type == FLAG_CHOICE) {
+            for (const char* v : {"''", "0", "-1", "FULL"}) cases.push_back({f.name, name + " " + v, "unknown " + name + " '"});
+            continue;
+        }
         const std::vector<const char*> bad_numbers = {"abc", "-3", "''", "12x", "0x10"};
         const std::vector<const char*> bad_integers = {"99999999999999999999", "1.5", "1e3", "-0.5"};
         const std::vector<const char*> bad_decimals = {"1e999", "nan", "inf", "-inf", "-1e-9"};
@@ -178,6 +182,10 @@ static const std::vector<Case>& choice_cases() {
         {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
         {"--precision", "--precision bf16", "unknown precision 'bf16' (valid: fp32 tf32)"},
         {"--split", "--show 1 --split dev", "unknown split 'dev' (valid: train valid test)"},
+        {"--scratchpad", "--task addition --scratchpad all --show 1",
+         "unknown --scratchpad 'all' (valid: none full minimal no-input no-comp no-output no-vars no-remaining)"},
+        {"--scratchpad", "--task copy --scratchpad full --show 1", "copy has no scratchpad (tasks with one: addition poly sort sort_multi sum parity lego)"},
+        {"--scratchpad", "--task lego --scratchpad no-vars --answer", "lego's steps carry no variables: --scratchpad no-vars would be full"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
         {"", "--task copy --task sum --show 1", "--task is given twice"},
     };

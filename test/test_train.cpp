@@ -502,6 +502,52 @@ static void test_a_saved_run_refuses_flags_that_would_change_it(void) {
     TEST_ASSERT_THROWS_WITH(run(5, (char**)both), "--resume and --load can not be combined");
 }
 
+// With a scratchpad, evaluate() decides most verdicts from one teacher-forced pass and decodes
+// only from where the argmax first left the gold before the scratchpad's end. Its verdicts must
+// be those of decoding every example greedily from its prompt. A model that memorised its 16
+// training examples gets those right and others right or wrong in part, taking every path.
+static void test_scratchpad_verdicts_are_those_of_decoding_every_example(void) {
+    RunConfig c;
+    c.task = "sum";
+    c.data.scratchpad = 1;  // full
+    c.data.train_max = 3, c.data.test_max = 4, c.data.train_size = 16, c.data.valid_size = 40, c.data.test_size = 40;
+    c.steps = 150, c.batch = 16, c.eval_every = 150;
+    c.out = temp_dir();
+    TEST_ASSERT_EQUAL_STRING("full", SCRATCHPAD_FORMATS[c.data.scratchpad].name);
+    Run r(&c);
+    prepare_quietly(&r, INT_MAX);
+    int seen[2][2] = {};  // examples by [answer right][scratchpad right]
+    for (const Split* split : {&train_split(r), &valid_split(r), &test_split(r)}) {
+        Graded fast, slow;
+        {
+            Silence quiet;
+            fast = evaluate(&r, *split, "split");
+        }
+        for (int i = 0; i < split->size(); i++) {
+            std::vector<int> prompt(split->example(i), split->example(i) + split->prompt_len[i]);
+            std::vector<int> output = generate_greedy(&r.model, prompt, EOS_ID);
+            Words prompt_words, gold, said;
+            example_words(*split, r.data.vocab, i, &prompt_words, &gold);
+            for (int token : output)
+                if (token != EOS_ID) said.push_back(r.data.vocab.words[token]);
+            Verdict v = grade_output(gold, said, output.back() == EOS_ID);
+            slow.answers.add(split->length[i], v.answer);
+            slow.scratchpads.add(split->length[i], v.scratchpad);
+            seen[v.answer][v.scratchpad]++;
+        }
+        for (const auto& kv : slow.answers.by_length) {
+            TEST_ASSERT_EQUAL_INT(kv.second.correct, fast.answers.by_length[kv.first].correct);
+            TEST_ASSERT_EQUAL_INT(kv.second.total, fast.answers.by_length[kv.first].total);
+            TEST_ASSERT_EQUAL_INT(slow.scratchpads.by_length[kv.first].correct, fast.scratchpads.by_length[kv.first].correct);
+        }
+    }
+    TEST_MESSAGE(format_text("answer and scratchpad right %d, answer only %d, scratchpad only %d, neither %d", seen[1][1], seen[1][0],
+                             seen[0][1], seen[0][0]));
+    TEST_ASSERT_GREATER_THAN(0, seen[1][1]);  // decided by the teacher-forced pass
+    TEST_ASSERT_GREATER_THAN(0, seen[1][0]);  // decoded on, and right by another way
+    TEST_ASSERT_GREATER_THAN(0, seen[0][0]);  // decoded on, and wrong
+}
+
 // A short CPU run on copy (lengths 2-8, about 5 seconds) learns: the loss falls more than tenfold
 // and the best checkpoint answers at least 95% of held-out examples exactly. (Seeds 1-4 each
 // reached 1.000 when this was written; before training, accuracy is 0.)
@@ -550,6 +596,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_model_bin_is_the_best_validation_checkpoint);
     RUN_TEST(test_dump_state_follows_the_documented_layout);
     RUN_TEST(test_a_saved_run_refuses_flags_that_would_change_it);
+    RUN_TEST(test_scratchpad_verdicts_are_those_of_decoding_every_example);
     RUN_TEST(test_a_short_cpu_run_on_copy_learns);
     return UNITY_END();
 }

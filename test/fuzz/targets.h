@@ -4,9 +4,10 @@
  returns normally whatever the bytes are: a user's error (Error) is the expected answer to bad
  input; a crash, a hang, another exception or a sanitizer report is a finding.
 
-   fuzz_answer      a prompt for --answer: byte 0 picks the task; byte 1 says whether the rest is
-                    raw text, or indices into the task's vocabulary (valid words in any order,
-                    which reach deep into each task's solver)
+   fuzz_answer      a prompt for --answer: byte 0 picks the task; byte 1's lowest bit says whether
+                    the rest is raw text, or indices into the task's vocabulary (valid words in
+                    any order, which reach deep into each task's solver), and its other bits pick
+                    a scratchpad format (none where the task has no such format)
    fuzz_checkpoint  a checkpoint file for --load / --resume: byte 0's bits say whether to set the
                     magic and version, the parameter count and both CRC-32s right, so that inputs
                     get past each check to the ones behind it; then header, model and run settings
@@ -26,13 +27,20 @@
 // ----------------------------------------------------------------------------
 
 static int fuzz_answer(const uint8_t* data, size_t size) {
-    static std::vector<Vocab> vocabs;
-    if (vocabs.empty())
-        for (const Task& t : TASKS) vocabs.push_back(make_vocab(t));
+    static std::map<std::pair<int, int>, Vocab> vocabs;  // (task, scratchpad format) -> vocabulary
     if (size < 2) return 0;
     int task = data[0] % NUM_TASKS;
     bool words = data[1] & 1;
-    const Vocab& vocab = vocabs[task];
+    DataConfig config;
+    config.scratchpad = (data[1] >> 1) % NUM_SCRATCHPAD_FORMATS;
+    try {
+        check_scratchpad(TASKS[task], config.scratchpad);
+    } catch (const Error&) {
+        config.scratchpad = SCRATCHPAD_NONE;
+    }
+    auto key = std::make_pair(task, config.scratchpad);
+    if (!vocabs.count(key)) vocabs[key] = make_vocab(TASKS[task], config);
+    const Vocab& vocab = vocabs[key];
     std::string line;
     for (size_t i = 2; i < size; i++) {
         if (!words) {
@@ -45,7 +53,7 @@ static int fuzz_answer(const uint8_t* data, size_t size) {
     }
     try {
         int length = 0;
-        task_answer(TASKS[task], vocab, line, &length);
+        task_answer(TASKS[task], vocab, line, &length, config.scratchpad);
     } catch (const Error&) {
     }
     return 0;
