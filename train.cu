@@ -586,9 +586,11 @@ struct Ticker {
 // ----------------------------------------------------------------------------
 // evaluation
 
-// Exact match by length: of the answer, and with a scratchpad, of the scratchpad apart.
+// Exact match by length: of the answer, and with a scratchpad, of the scratchpad apart; and
+// per-token accuracy (the Chomsky-hierarchy papers' measure): the share of target tokens, <eos>
+// included, whose argmax is the gold token with the gold prefix fed in (teacher-forced).
 struct Graded {
-    SplitResult answers, scratchpads;
+    SplitResult answers, scratchpads, tokens;
 };
 
 // The sequence position of an example's "Thus," (its scratchpad's end), or -1 without one.
@@ -656,10 +658,12 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
         for (int b = 0; b < batch.B; b++) {
             int e = examples[b], end = scratchpad_end(split, e, thus);
             Difference d = {e, -1, -1};
-            for (int t = 0; t < batch.T && d.at < 0; t++) {
+            for (int t = 0; t < batch.T; t++) {
                 int target = batch.targets[(size_t)b * batch.T + t];
-                int said = target >= 0 ? argmax(logits + ((size_t)b * batch.T + t) * V, V) : target;
-                if (said != target) d = {e, t + 1, said};
+                if (target < 0) continue;
+                int said = argmax(logits + ((size_t)b * batch.T + t) * V, V);
+                graded.tokens.add(split.length[e], said == target);
+                if (said != target && d.at < 0) d = {e, t + 1, said};
             }
             if (d.at < 0) add(e, {true, true});
             else if (end < 0) add(e, {false, false});
@@ -961,6 +965,8 @@ static void report(Run* r, bool write_files) {
     printf("\n%s%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), format.c_str(), c.pe.c_str(),
            c.layers, c.d_model, r->progress.best_step, skipped.c_str());
     print_accuracy_table(stdout, valid, test);
+    printf("per-token accuracy (teacher-forced, <eos> included): valid %.3f, test %.3f\n", graded_valid.tokens.all.accuracy(),
+           graded_test.tokens.all.accuracy());
     if (scratchpad) {
         printf("\nits scratchpads, exactly right (the accuracy above grades the answer after them alone):\n");
         print_accuracy_table(stdout, graded_valid.scratchpads, graded_test.scratchpads);
@@ -971,6 +977,7 @@ static void report(Run* r, bool write_files) {
                        std::to_string(r->progress.best_step) + ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
                        ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
                        ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
+                       ",\n  \"valid_tokens\": " + json_split(graded_valid.tokens) + ",\n  \"test_tokens\": " + json_split(graded_test.tokens) +
                        (scratchpad ? ",\n  \"valid_scratchpad\": " + json_split(graded_valid.scratchpads) +
                                          ",\n  \"test_scratchpad\": " + json_split(graded_test.scratchpads) : "") + "\n}\n";
     write_text(r->dir + "/results.json", json);

@@ -502,6 +502,40 @@ static void test_a_saved_run_refuses_flags_that_would_change_it(void) {
     TEST_ASSERT_THROWS_WITH(run(5, (char**)both), "--resume and --load can not be combined");
 }
 
+// Per-token accuracy counts every target token and <eos> once, right where the argmax is the
+// gold token: recounted here one example at a time, after a little training (some right, some not).
+static void test_token_accuracy_counts_every_target_token_once(void) {
+    RunConfig c = small_run(temp_dir(), 24);
+    Run r(&c);
+    prepare_quietly(&r, 24);
+    Graded graded;
+    {
+        Silence quiet;
+        graded = evaluate(&r, valid_split(r), "valid");
+    }
+    std::map<int, Tally> recount;
+    Batch batch;
+    for (int i = 0; i < valid_split(r).size(); i++) {
+        fill_batch(&batch, valid_split(r), {i});
+        std::vector<float> logits = logits_of(&r, batch);
+        for (int t = 0; t < batch.T; t++)
+            if (batch.targets[t] >= 0) {
+                recount[valid_split(r).length[i]].total++;
+                recount[valid_split(r).length[i]].correct += argmax(&logits[(size_t)t * r.model.config.V], r.model.config.V) == batch.targets[t];
+            }
+    }
+    int right = 0, total = 0;
+    for (const auto& kv : recount) {
+        TEST_ASSERT_EQUAL_INT(kv.second.total, graded.tokens.by_length[kv.first].total);
+        TEST_ASSERT_EQUAL_INT(kv.second.correct, graded.tokens.by_length[kv.first].correct);
+        right += kv.second.correct, total += kv.second.total;
+    }
+    TEST_ASSERT_EQUAL_INT(total, graded.tokens.all.total);
+    TEST_ASSERT_EQUAL_INT(right, graded.tokens.all.correct);
+    TEST_ASSERT_GREATER_THAN(0, right);
+    TEST_ASSERT_LESS_THAN(total, right);
+}
+
 // With a scratchpad, evaluate() decides most verdicts from one teacher-forced pass and decodes
 // only from where the argmax first left the gold before the scratchpad's end. Its verdicts must
 // be those of decoding every example greedily from its prompt. A model that memorised its 16
@@ -596,6 +630,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_model_bin_is_the_best_validation_checkpoint);
     RUN_TEST(test_dump_state_follows_the_documented_layout);
     RUN_TEST(test_a_saved_run_refuses_flags_that_would_change_it);
+    RUN_TEST(test_token_accuracy_counts_every_target_token_once);
     RUN_TEST(test_scratchpad_verdicts_are_those_of_decoding_every_example);
     RUN_TEST(test_a_short_cpu_run_on_copy_learns);
     return UNITY_END();
