@@ -252,7 +252,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
 static void print_help(RunConfig* c) {
     printf("usage: ./train [flags]     (no flags: the embedded default experiment, --task copy --pe nope --model tiny)\n\n");
     printf("tasks (--task):\n");
-    for (const Task& t : TASKS) printf("  %-14s %s\n", t.name, t.description);
+    for (const Task& t : TASKS) printf("  %-30s %s\n", t.name, t.description);
     printf("\npositional encodings (--pe): %s\n", names_of(PE_NAMES).c_str());
     printf("\nmodel presets (--model), with their training defaults:\n");
     for (const TrainingDefaults& d : TRAINING_DEFAULTS)

@@ -205,8 +205,140 @@ static std::string expected_pcfg(const Words& p) {
     return stack.size() == 1 ? join_words(stack[0]) : "";
 }
 
+// The Chomsky hierarchy tasks, each solved another way than tasks.h solves it: arithmetic by a
+// shunting-yard evaluator, binary numbers as machine integers (unsigned __int128: the test splits
+// stop at λ = 100, so no number here has more than 99 bits), the missing bit by parity.
+static Words ch_input(const Words& p) { return Words(p.begin() + 1, p.end() - 1); }
+
+static int mod5(long long v) { return (int)(((v % 5) + 5) % 5); }
+
+// operator-precedence parsing with two stacks; '-' where an operand is due is negation, which
+// binds tightest; x stands for `x`
+static int shunting_yard(const Words& e, int x) {
+    std::vector<long long> values;
+    std::vector<std::string> ops;
+    auto precedence = [](const std::string& op) { return op == "neg" ? 3 : op == "*" ? 2 : 1; };
+    auto apply = [&]() {
+        std::string op = ops.back();
+        ops.pop_back();
+        long long b = values.back();
+        values.pop_back();
+        if (op == "neg") return values.push_back(mod5(-b));
+        long long a = values.back();
+        values.pop_back();
+        values.push_back(mod5(op == "+" ? a + b : op == "-" ? a - b : a * b));
+    };
+    bool operand_due = true;
+    for (const std::string& w : e) {
+        if (w == "(") {
+            ops.push_back(w);
+        } else if (w == ")") {
+            while (ops.back() != "(") apply();
+            ops.pop_back();
+            operand_due = false;
+        } else if (w == "-" && operand_due) {
+            ops.push_back("neg");
+        } else if (w == "+" || w == "-" || w == "*") {
+            while (!ops.empty() && ops.back() != "(" && precedence(ops.back()) >= precedence(w)) apply();
+            ops.push_back(w);
+            operand_due = true;
+        } else {
+            values.push_back(w == "x" ? x : std::stoi(w));
+            operand_due = false;
+        }
+    }
+    while (!ops.empty()) apply();
+    return (int)values.back();
+}
+
+typedef unsigned __int128 u128;
+
+static u128 little_endian_value(const Words& bits) {
+    u128 v = 0;
+    for (size_t i = bits.size(); i-- > 0;) v = 2 * v + (bits[i] == "1");
+    return v;
+}
+
+static std::string little_endian_text(u128 v) {
+    std::string s = v == 0 ? "0" : "";
+    for (; v > 0; v /= 2) s += (char)('0' + (int)(v % 2));
+    return spaced(s);
+}
+
+static std::string expected_chomsky(const Task& task, const Words& p) {
+    std::string name = task.name;
+    Words in = ch_input(p);
+    if (name == "ch_even_pairs") return in.front() == in.back() ? "0" : "1";  // 01 and 10 pairs alternate
+    if (name == "ch_parity_check") return std::to_string(std::count(in.begin(), in.end(), "1") % 2);
+    if (name == "ch_cycle_navigation") {
+        long long position = 0;
+        for (const std::string& a : in) position += std::stoi(a);
+        return std::to_string(mod5(position));
+    }
+    if (name == "ch_modular_arithmetic" || name == "ch_modular_arithmetic_brackets") return std::to_string(shunting_yard(in, 0));
+    if (name == "ch_solve_equation") {
+        Words left(in.begin(), in.end() - 2);
+        std::vector<int> solutions;
+        for (int x = 0; x < 5; x++)
+            if (shunting_yard(left, x) == std::stoi(in.back())) solutions.push_back(x);
+        return solutions.size() == 1 ? std::to_string(solutions[0]) : "";
+    }
+    if (name == "ch_stack_manipulation") {
+        std::string stack;  // bottom first
+        for (const std::string& w : in) {
+            if (w == "POP") stack = stack.substr(0, stack.empty() ? 0 : stack.size() - 1);
+            else stack += w.back();  // "0", "1", "PUSH0", "PUSH1"
+        }
+        return spaced(std::string(stack.rbegin(), stack.rend()));
+    }
+    if (name == "ch_reverse_string") return join_words(Words(in.rbegin(), in.rend()));
+    if (name == "ch_duplicate_string") return join_words(in) + " " + join_words(in);
+    if (name == "ch_missing_duplicate") return std::to_string(std::count(in.begin(), in.end(), "1") % 2);  // ss has an even number of 1s
+    if (name == "ch_odds_first") {
+        std::string odd, even;
+        for (size_t position = 1; position <= in.size(); position++) (position % 2 ? odd : even) += in[position - 1];
+        return spaced(odd + even);
+    }
+    if (name == "ch_binary_addition" || name == "ch_binary_multiplication") {
+        auto op = std::find_if(in.begin(), in.end(), [](const std::string& w) { return w == "+" || w == "*"; });
+        if (in.size() > 120) return "";  // beyond what __int128 holds
+        u128 x = little_endian_value(Words(in.begin(), op)), y = little_endian_value(Words(op + 1, in.end()));
+        return little_endian_text(*op == "+" ? x + y : x * y);
+    }
+    if (name == "ch_compute_sqrt") {
+        if (in.size() > 120) return "";
+        u128 n = 0, lo = 0, hi = (u128)1 << 61;  // the largest r with r^2 <= n, by bisection
+        for (const std::string& b : in) n = 2 * n + (b == "1");
+        while (lo < hi) {
+            u128 mid = (lo + hi + 1) / 2;
+            if (mid * mid <= n) lo = mid;
+            else hi = mid - 1;
+        }
+        std::string root;
+        for (size_t i = 0; i < (in.size() + 1) / 2; i++, lo /= 2) root = (char)('0' + (int)(lo % 2)) + root;
+        return spaced(root);
+    }
+    if (name == "ch_bucket_sort") {
+        int count[5] = {0};
+        for (const std::string& s : in) count[std::stoi(s)]++;
+        std::string sorted;
+        for (int s = 0; s < 5; s++) sorted += std::string(count[s], (char)('0' + s));
+        return spaced(sorted);
+    }
+    return "";
+}
+
+static int expected_chomsky_length(const Task& task, const Words& p) {
+    std::string name = task.name;
+    Words in = ch_input(p);
+    if (name == "ch_modular_arithmetic") return (int)std::count_if(in.begin(), in.end(), [](const std::string& w) { return isdigit(w[0]); });
+    if (name == "ch_missing_duplicate") return (int)in.size() / 2;
+    return (int)in.size();
+}
+
 static std::string expected_target(const Task& task, const Words& p) {
     std::string family(task.name);
+    if (family.rfind("ch_", 0) == 0) return expected_chomsky(task, p);
     if (family.rfind("copy", 0) == 0 || family.rfind("reverse", 0) == 0) return expected_copy(task, p);
     if (family == "addition") return expected_addition(p);
     if (family == "poly") return expected_poly(p);
@@ -221,6 +353,7 @@ static std::string expected_target(const Task& task, const Words& p) {
 // λ recounted from the prompt and target text
 static int expected_length(const Task& task, const Words& p, const Words& target) {
     std::string name = task.name;
+    if (name.rfind("ch_", 0) == 0) return expected_chomsky_length(task, p);
     if (name == "addition") {
         std::vector<Words> operands = pieces(Words(p.begin() + 1, p.end() - 1), "+");
         return (int)std::max(operands[0].size(), operands[1].size());
@@ -261,7 +394,9 @@ static void test_lengths_follow_the_paper_split(void) {
     struct Expected { const char* task; int train_min, train_max, test_max; };
     const Expected table[] = {{"copy", 2, 20, 40}, {"copy_rdc", 2, 20, 40}, {"reverse", 2, 20, 40}, {"addition", 1, 8, 16},
                               {"poly", 1, 8, 16}, {"sort", 2, 8, 16}, {"sort_multi", 2, 8, 16}, {"sum", 2, 8, 16},
-                              {"parity", 4, 8, 16}, {"lego", 4, 8, 16}, {"scan", 1, 25, 48}, {"pcfg", 1, 8, 35}};
+                              {"parity", 4, 8, 16}, {"lego", 4, 8, 16}, {"scan", 1, 25, 48}, {"pcfg", 1, 8, 35},
+                              {"ch_even_pairs", 1, 40, 100}, {"ch_modular_arithmetic", 1, 20, 50}, {"ch_solve_equation", 3, 40, 100},
+                              {"ch_missing_duplicate", 1, 20, 50}, {"ch_binary_addition", 3, 40, 100}, {"ch_bucket_sort", 1, 40, 100}};
     for (const Expected& e : table) {
         Dataset d = make_dataset(find_task(e.task), small_config());
         for (int k = 0; k < NUM_SPLITS; k++) {
@@ -412,6 +547,72 @@ static void test_poly_uses_python_modulo_and_zero_to_the_zero_is_one(void) {
 static void test_sort_uses_the_symbol_order_not_ascii(void) {
     // in ASCII 'B' < 'a' < 'b'; in the task's order digits, then lowercase, then uppercase
     TEST_ASSERT_EQUAL_STRING("The sorted list is [ 1 , a , b , B ] .", answer("sort", "Sort the following list [ B , b , 1 , a ] ."));
+}
+
+// ----------------------------------------------------------------------------
+// the Chomsky hierarchy tasks, by hand (mostly the examples in the docstrings of the paper's tasks)
+
+static void test_chomsky_tasks_answer_the_papers_examples(void) {
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_even_pairs", "EvenPairs: 0 0 1 1 1 0 [SEP]"));        // one 01, one 10
+    TEST_ASSERT_EQUAL_STRING("1", answer("ch_even_pairs", "EvenPairs: 0 1 0 1 0 0 1 [SEP]"));      // three 01, two 10
+    TEST_ASSERT_EQUAL_STRING("2", answer("ch_modular_arithmetic", "ModularArithmetic: 1 + 2 * 3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("4", answer("ch_modular_arithmetic", "ModularArithmetic: 1 - 1 - 1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_modular_arithmetic", "ModularArithmetic: 0 * 1 + 4 * 3 - 2 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("1", answer("ch_parity_check", "ParityCheck: 1 0 1 1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_parity_check", "ParityCheck: 0 1 1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("3", answer("ch_cycle_navigation", "CycleNavigation: +1 -1 0 -1 -1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("2", answer("ch_cycle_navigation", "CycleNavigation: +1 +1 +1 -1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("1 1 0", answer("ch_stack_manipulation", "StackManipulation: 0 1 1 0 PUSH1 POP POP [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("", answer("ch_stack_manipulation", "StackManipulation: 1 1 0 POP POP POP [SEP]"));  // empty: just <eos>
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_stack_manipulation", "StackManipulation: 1 POP POP PUSH0 [SEP]"));   // the second POP does nothing
+    TEST_ASSERT_EQUAL_STRING("0 1 1", answer("ch_reverse_string", "ReverseString: 1 1 0 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: ( ( 1 * - 2 ) - 3 ) [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("4", answer("ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: ( 3 + ( 4 * 4 ) ) [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("1", answer("ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: ( - 4 ) [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("2", answer("ch_solve_equation", "SolveEquation: ( x - - 2 ) = 4 [SEP]"));       // x + 2 = 4
+    TEST_ASSERT_EQUAL_STRING("4", answer("ch_solve_equation", "SolveEquation: ( - x ) = 1 [SEP]"));           // -4 = 1 mod 5
+    TEST_ASSERT_EQUAL_STRING("3", answer("ch_solve_equation", "SolveEquation: x = 3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("1 0 1 1 0 1", answer("ch_duplicate_string", "DuplicateString: 1 0 1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("1", answer("ch_missing_duplicate", "MissingDuplicate: 0 1 1 0 0 _ 1 0 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_missing_duplicate", "MissingDuplicate: _ 1 0 1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0 1 0 0 0 1 1 1", answer("ch_odds_first", "OddsFirst: 0 0 1 1 0 1 0 1 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("1 0 1", answer("ch_odds_first", "OddsFirst: 1 1 0 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0 1 0 1 1", answer("ch_binary_addition", "BinaryAddition: 0 0 1 + 0 1 1 0 1 [SEP]"));          // 4 + 22 = 26
+    TEST_ASSERT_EQUAL_STRING("1 0 0 1 0 1", answer("ch_binary_addition", "BinaryAddition: 1 0 0 1 + 0 0 0 0 0 1 [SEP]"));    // 9 + 32 = 41
+    TEST_ASSERT_EQUAL_STRING("0", answer("ch_binary_addition", "BinaryAddition: 0 0 + 0 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("0 0 0 1 1 0 1", answer("ch_binary_multiplication", "BinaryMultiplication: 0 0 1 * 0 1 1 0 1 [SEP]"));  // 88
+    TEST_ASSERT_EQUAL_STRING("0 0 0 0 0 1 0 0 1", answer("ch_binary_multiplication", "BinaryMultiplication: 1 0 0 1 * 0 0 0 0 0 1 [SEP]"));  // 288
+    TEST_ASSERT_EQUAL_STRING("1 1 0", answer("ch_compute_sqrt", "ComputeSqrt: 1 0 0 1 0 1 [SEP]"));  // ⌊√37⌋ = 6
+    TEST_ASSERT_EQUAL_STRING("1 0", answer("ch_compute_sqrt", "ComputeSqrt: 1 1 1 [SEP]"));          // ⌊√7⌋ = 2
+    TEST_ASSERT_EQUAL_STRING("0 1", answer("ch_compute_sqrt", "ComputeSqrt: 0 0 1 1 [SEP]"));        // ⌊√3⌋ = 1, in 2 bits
+    TEST_ASSERT_EQUAL_STRING("0 0 1 1 1 2 2 4", answer("ch_bucket_sort", "BucketSort: 1 0 2 0 4 1 1 2 [SEP]"));
+}
+
+// numbers longer than any machine integer: the solvers are schoolbook arithmetic on bits
+static void test_chomsky_binary_tasks_work_beyond_machine_integers(void) {
+    std::string ones = spaced(std::string(300, '1'));  // 2^300 - 1, little-endian
+    TEST_ASSERT_EQUAL_STRING(spaced(std::string(300, '0') + "1"), answer("ch_binary_addition", ("BinaryAddition: " + ones + " + 1 [SEP]").c_str()));
+    // (2^300 - 1)^2 = 2^600 - 2^301 + 1: little-endian 1, 300 zeros, 299 ones
+    TEST_ASSERT_EQUAL_STRING(spaced("1" + std::string(300, '0') + std::string(299, '1')),
+                             answer("ch_binary_multiplication", ("BinaryMultiplication: " + ones + " * " + ones + " [SEP]").c_str()));
+    // ⌊√(2^400 - 1)⌋ = 2^200 - 1: 200 ones
+    TEST_ASSERT_EQUAL_STRING(spaced(std::string(200, '1')), answer("ch_compute_sqrt", ("ComputeSqrt: " + spaced(std::string(400, '1')) + " [SEP]").c_str()));
+    // 2^400 is 401 bits, its root 2^200 is 201
+    TEST_ASSERT_EQUAL_STRING(spaced("1" + std::string(200, '0')), answer("ch_compute_sqrt", ("ComputeSqrt: " + spaced("1" + std::string(400, '0')) + " [SEP]").c_str()));
+}
+
+// The paper's test lengths go to 500 (--test-max 500); a few examples at the longest length
+static void test_chomsky_tasks_make_examples_up_to_length_500(void) {
+    for (const Task& task : TASKS) {
+        if (std::string(task.name).rfind("ch_", 0) != 0) continue;
+        TEST_ASSERT_EQUAL_INT_MESSAGE(500, task.max_length, task.name);
+        Rng rng = rng_stream(7, hash_string(task.name));
+        for (int i = 0; i < 3; i++) {
+            int length = 0;
+            task.solve(task, task.sample(task, &rng, Bin{500, 500, 500}), &length);
+            TEST_ASSERT_EQUAL_INT_MESSAGE(500, length, task.name);
+        }
+    }
 }
 
 // ----------------------------------------------------------------------------
@@ -586,6 +787,24 @@ static void test_malformed_prompts_are_refused_with_the_place_named(void) {
         {"scan", "Solve: walk and [SEP]", "word 4: expected an action"},
         {"pcfg", "Solve: append A1 B2 [SEP]", "word 5: expected ',', found '[SEP]'"},
         {"pcfg", "Solve: copy , A1 [SEP]", "word 3: expected a function or a symbol"},
+        {"ch_even_pairs", "EvenPairs: [SEP]", "word 2: expected a bit (0 or 1), found '[SEP]'"},
+        {"ch_parity_check", "ParityCheck: 0 1", "expected a bit (0 or 1) or '[SEP]' after the last word"},
+        {"ch_cycle_navigation", "CycleNavigation: +1 1 [SEP]", "word 3: expected an action (-1, 0 or +1) or '[SEP]', found '1'"},
+        {"ch_modular_arithmetic", "ModularArithmetic: 1 + + 2 [SEP]", "word 4: expected a digit (0-4), found '+'"},
+        {"ch_modular_arithmetic", "ModularArithmetic: 1 2 [SEP]", "word 3: expected an operator (+, -, *) or '[SEP]', found '2'"},
+        {"ch_modular_arithmetic", "ModularArithmetic: - 2 [SEP]", "word 2: expected a digit (0-4), found '-'"},
+        {"ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: ( 1 + 2 [SEP]", "word 6: expected ')', found '[SEP]'"},
+        {"ch_solve_equation", "SolveEquation: ( x - x ) = 0 [SEP]", "the equation has 2 x's"},
+        {"ch_solve_equation", "SolveEquation: ( 1 + 2 ) = 3 [SEP]", "the equation has 0 x's"},
+        {"ch_solve_equation", "SolveEquation: x + 1 [SEP]", "word 5: expected an operator (+, -), ')' or '=', found '[SEP]'"},
+        {"ch_solve_equation", "SolveEquation: ( x * 2 ) = 1 [SEP]", "word 4: '*' is not in the ch_solve_equation vocabulary"},
+        {"ch_stack_manipulation", "StackManipulation: 1 POP 0 [SEP]", "word 4: expected an action (POP, PUSH0, PUSH1) or '[SEP]', found '0'"},
+        {"ch_missing_duplicate", "MissingDuplicate: 0 1 _ [SEP]", "has 3 words"},
+        {"ch_missing_duplicate", "MissingDuplicate: 0 1 0 1 [SEP]", "has 0 masks"},
+        {"ch_missing_duplicate", "MissingDuplicate: 0 _ 1 1 [SEP]", "word 4: '1' differs from word 2, '0'"},
+        {"ch_binary_addition", "BinaryAddition: 1 0 [SEP]", "no '+'"},
+        {"ch_binary_addition", "BinaryAddition: + 1 0 [SEP]", "word 2: '+' needs a number on each side"},
+        {"ch_binary_multiplication", "BinaryMultiplication: 1 * 0 * 1 [SEP]", "word 5: a second '*'"},
     };
     for (const Bad& b : cases) {
         const Task& t = find_task(b.task);
@@ -604,6 +823,18 @@ static void test_pathological_pcfg_prompts_are_refused_not_crashed_on(void) {
     std::string doubling = "Solve:";
     for (int i = 0; i < 40; i++) doubling += " repeat";
     TEST_ASSERT_THROWS_WITH(task_answer(t, v, doubling + " A1 [SEP]", &length), "longer than");
+}
+
+static void test_deeply_nested_expressions_are_refused_not_crashed_on(void) {
+    const Task& t = find_task("ch_modular_arithmetic_brackets");
+    std::string deep = "ModularArithmeticBrackets:";
+    for (int i = 0; i < 5000; i++) deep += " (";
+    int length = 0;
+    TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), deep + " 1 [SEP]", &length), "nested deeper than");
+    std::string signs = "SolveEquation:";
+    for (int i = 0; i < 5000; i++) signs += " -";
+    const Task& e = find_task("ch_solve_equation");
+    TEST_ASSERT_THROWS_WITH(task_answer(e, make_vocab(e), signs + " x = 1 [SEP]", &length), "nested deeper than");
 }
 
 static void test_impossible_splits_are_refused(void) {
@@ -712,6 +943,9 @@ int main(int argc, char** argv) {
     RUN_TEST(test_addition_carries_through_long_operands);
     RUN_TEST(test_poly_uses_python_modulo_and_zero_to_the_zero_is_one);
     RUN_TEST(test_sort_uses_the_symbol_order_not_ascii);
+    RUN_TEST(test_chomsky_tasks_answer_the_papers_examples);
+    RUN_TEST(test_chomsky_binary_tasks_work_beyond_machine_integers);
+    RUN_TEST(test_chomsky_tasks_make_examples_up_to_length_500);
     RUN_TEST(test_scan_language_has_the_known_counts);
     RUN_TEST(test_scan_splits_are_the_papers);
     RUN_TEST(test_pcfg_each_function_does_what_its_name_says);
@@ -720,6 +954,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_pcfg_string_arguments_are_not_reused_within_a_prompt);
     RUN_TEST(test_malformed_prompts_are_refused_with_the_place_named);
     RUN_TEST(test_pathological_pcfg_prompts_are_refused_not_crashed_on);
+    RUN_TEST(test_deeply_nested_expressions_are_refused_not_crashed_on);
     RUN_TEST(test_impossible_splits_are_refused);
     RUN_TEST(test_rng_streams_are_reproducible_and_independent);
     RUN_TEST(test_readme_examples_are_right);
