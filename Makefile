@@ -14,7 +14,7 @@ NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3
 
-HEADERS = common.h tasks.h pe.h model.h report.h analysis.h
+HEADERS = common.h tasks.h chomsky.h pe.h model.h report.h analysis.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 TESTS = test/test_tasks test/test_scratchpad test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_analysis test/test_report test/test_sweep
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward

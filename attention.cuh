@@ -75,8 +75,8 @@ __global__ void rotate_qk_kernel(float* qkv, PE pe, int B, int T, int C, int NH,
     if (i >= (size_t)B * T * NH) return;
     int h = i % NH, t = (i / NH) % T, HS = C / NH;
     float* q = qkv + (i / NH) * 3 * C + h * HS;
-    pe_rotate(pe, q, t, direction);
-    pe_rotate(pe, q + C, t, direction);
+    pe_rotate(pe, q, t, direction, QUERY);
+    pe_rotate(pe, q + C, t, direction, KEY);
 }
 inline void rotate_qk_forward_gpu(float* qkv, const PE& pe, int B, int T, int C, int NH) {
     if (pe.rot == 0) return;

@@ -115,15 +115,15 @@ inline void residual_forward_gpu(float* out, const float* a, const float* b, siz
 // ----------------------------------------------------------------------------
 // embedding
 
-__global__ void embedding_forward_kernel(float* out, const int* tokens, const float* wte, PE pe, int B, int T, int C) {
+__global__ void embedding_forward_kernel(float* out, const int* tokens, const float* wte, const float* pe_params, PE pe, int B, int T, int C) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // out[b,t,c]
     if (i >= (size_t)B * T * C) return;
     int c = (int)(i % C);
     size_t bt = i / C;
-    out[i] = wte[(size_t)tokens[bt] * C + c] + pe_input(pe, (int)(bt % T), c);
+    out[i] = wte[(size_t)tokens[bt] * C + c] + pe_input(pe, pe_params, (int)(bt % T), c);
 }
-inline void embedding_forward_gpu(float* out, const int* tokens, const float* wte, const PE& pe, int B, int T, int C) {
-    embedding_forward_kernel<<<grid_for((size_t)B * T * C), BLOCK>>>(out, tokens, wte, pe, B, T, C);
+inline void embedding_forward_gpu(float* out, const int* tokens, const float* wte, const float* pe_params, const PE& pe, int B, int T, int C) {
+    embedding_forward_kernel<<<grid_for((size_t)B * T * C), BLOCK>>>(out, tokens, wte, pe_params, pe, B, T, C);
     launchCheck();
 }
 

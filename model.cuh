@@ -91,7 +91,11 @@ inline void gpu_download_grads(Model* m, const GpuModel& g) {
 
 // the PE's tables copied to the GPU (owned by g), as a PE the kernels take
 inline PE gpu_pe(GpuModel* g, const PETables& t) {
-    return {t.kind, t.C, t.NH, t.rot, g->upload(t.ape), g->upload(t.slope), g->upload(t.bucket), g->upload(t.rope_cos), g->upload(t.rope_sin)};
+    if (t.kind >= NUM_PAPER_PES) fail("--pe %s has no GPU kernels yet: run it with --device cpu", PE_NAMES[t.kind]);
+    PE pe = pe_view(t);  // kind and sizes; every table pointer is replaced by its device copy
+    pe.ape = g->upload(t.ape), pe.slope = g->upload(t.slope), pe.bucket = g->upload(t.bucket);
+    pe.rope_cos = g->upload(t.rope_cos), pe.rope_sin = g->upload(t.rope_sin), pe.xpos_scale = nullptr;
+    return pe;
 }
 
 // buffers for attention calls of up to (max_B, c.max_T), owned by g
@@ -139,7 +143,7 @@ inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std
     auto A = [&](int id, int l = 0) { return g->act(id, l); };
     cublasHandle_t cublas = g->cublas;
 
-    embedding_forward_gpu(A(A_RES_IN), g->tokens, g->param(P_WTE), g->pe, B, T, C);
+    embedding_forward_gpu(A(A_RES_IN), g->tokens, g->param(P_WTE), g->param(P_PE_TABLE), g->pe, B, T, C);
     dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         float* res_in = A(A_RES_IN, l);

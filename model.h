@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -53,7 +54,10 @@ struct ModelConfig {
     PEKind pe;
     float rope_frac;         // RoPE: fraction of each head's dims that rotate (paper: 0.25)
     float dropout;           // paper: 0.1
+    int random_positions = 0;  // --random-positions L: training draws positions from 0 .. L-1
     int HS() const { return C / NH; }
+    // positions the PE's tables (and ape_learned's rows) cover
+    int max_pos() const { return std::max(max_T, random_positions); }
 };
 
 struct Preset {
@@ -76,8 +80,11 @@ inline void validate_model_config(const ModelConfig& c) {
         if (dims[i] < 1 || dims[i] > MAX_DIM) fail("%s %d is out of range [1, %d]", names[i], dims[i], MAX_DIM);
     if (c.C % c.NH) fail("--d-model %d is not divisible by --heads %d", c.C, c.NH);
     if (!(c.rope_frac > 0 && c.rope_frac <= 1)) fail("--rope-frac %g is out of range (0, 1]", c.rope_frac);
-    if (c.pe == PE_ROPE && rope_dims(c.HS(), c.rope_frac) == 0)
+    if (pe_rotates(c.pe) && rope_dims(c.HS(), c.rope_frac) == 0)
         fail("--rope-frac %g rotates no pair of a %d-dim head", c.rope_frac, c.HS());
+    if (c.random_positions < 0 || c.random_positions > MAX_DIM) fail("--random-positions %d is out of range [0, %d]", c.random_positions, MAX_DIM);
+    if (c.random_positions > 0 && c.pe == PE_NOPE) fail("--random-positions: nope has no positions to draw");
+    if (pe_param_count(c.pe, c.C, c.NH, c.max_pos()) > (size_t)INT_MAX) fail("--pe %s: its parameters would not fit one tensor", PE_NAMES[c.pe]);
     if (!(c.dropout >= 0 && c.dropout < 1)) fail("--dropout %g is out of range [0, 1)", c.dropout);
 }
 
@@ -85,7 +92,7 @@ inline void validate_model_config(const ModelConfig& c) {
 // the parameter table
 
 enum ParamId { P_WTE, P_PE_TABLE, P_LNF, P_LN1, P_WQ, P_WK, P_WV, P_WO, P_LN2, P_W1, P_W2, NUM_PARAMS };
-enum Dim { D_ONE, D_C, D_F, D_V, D_NH, D_PE_ROWS };
+enum Dim { D_ONE, D_C, D_F, D_V, D_PE };
 
 struct ParamSpec {
     const char* name;
@@ -93,14 +100,15 @@ struct ParamSpec {
     Dim rows, cols;
     bool decay;      // AdamW weight decay. The paper's HF Trainer exempted every parameter whose
                      // name contains "bias": T5's relative_attention_bias table, not the norms
-    double (*init_std)(const ModelConfig& c);  // normal(0, std); nullptr: ones (norm weights)
+    double (*init_std)(const ModelConfig& c);  // normal(0, std); nullptr: ones (norm weights), or
+                                               // for pe_table the PE's own init (pe.h)
 };
 
 // Init is HF 4.16's T5 init (paper-protocol §4); q's smaller std stands in for the missing
 // 1/sqrt(HS) in the scores.
 static const ParamSpec PARAMS[NUM_PARAMS] = {
     {"wte", false, D_V, D_C, true, [](const ModelConfig&) { return 1.0; }},  // token embedding, tied LM head
-    {"pe_table", false, D_PE_ROWS, D_NH, false, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},  // T5 bias, shared by all layers
+    {"pe_table", false, D_ONE, D_PE, false, nullptr},  // the PE's learned parameters (pe.h), shared by all layers
     {"lnf", false, D_ONE, D_C, true, nullptr},  // final RMSNorm weight
     {"ln1", true, D_ONE, D_C, true, nullptr},
     {"wq", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt((double)c.C * c.HS()); }},
@@ -118,8 +126,7 @@ inline int dim_size(const ModelConfig& c, Dim d) {
         case D_C: return c.C;
         case D_F: return c.F;
         case D_V: return c.V;
-        case D_NH: return c.NH;
-        default: return pe_table_rows(c.pe);
+        default: return (int)pe_param_count(c.pe, c.C, c.NH, c.max_pos());
     }
 }
 
@@ -204,29 +211,41 @@ inline real dot(const real* a, const real* b, int n) {
     return sum;
 }
 
-// out[b,t,:] = wte[tokens[b,t], :] + the PE's input at position t, for t >= t0
-inline void embedding_forward(real* out,          // (B, T, C)
-                              const int* tokens,  // (B, T)
-                              const real* wte,    // (V, C)
+// the position of token (b, t): drawn (positions, (B, T)) or t
+inline int position_of(const int* positions, int b, int t, int T) { return positions ? positions[(size_t)b * T + t] : t; }
+
+// out[b,t,:] = wte[tokens[b,t], :] + the PE's input at the token's position, for t >= t0
+inline void embedding_forward(real* out,             // (B, T, C)
+                              const int* tokens,     // (B, T)
+                              const int* positions,  // (B, T), or nullptr: 0 .. T-1
+                              const real* wte,       // (V, C)
+                              const real* pe_params, // the PE's learned tensor, if it has one
                               const PE& pe, int B, int T, int C, int t0) {
 #pragma omp parallel for collapse(2)
     for (int b = 0; b < B; b++)
         for (int t = t0; t < T; t++) {
             real* out_bt = out + ((size_t)b * T + t) * C;             // out[b,t,:]
             const real* row = wte + (size_t)tokens[b * T + t] * C;  // wte[token,:]
-            for (int c = 0; c < C; c++) out_bt[c] = row[c] + pe_input(pe, t, c);
+            int pos = position_of(positions, b, t, T);
+            for (int c = 0; c < C; c++) out_bt[c] = row[c] + pe_input(pe, pe_params, pos, c);
         }
 }
 
-// forward: out[b,t,:] = wte[token,:] + (no parameter), so dwte[token,:] += dout[b,t,:]
-inline void embedding_backward(real* dwte,         // (V, C)
-                               const real* dout,   // (B, T, C)
-                               const int* tokens,  // (B, T)
-                               int B, int T, int C) {
-    // positions may share a token, so threads split the channels, not the positions
+// forward: out[b,t,:] = wte[token,:] + the PE's input at pos (a row of ape_learned's table), so
+//   dwte[token,:] += dout[b,t,:]          dpe_params[pos,:] += dout[b,t,:]
+inline void embedding_backward(real* dwte,            // (V, C)
+                               real* dpe_params,      // the PE's learned tensor's gradient
+                               const real* dout,      // (B, T, C)
+                               const int* tokens,     // (B, T)
+                               const int* positions,  // (B, T), or nullptr: 0 .. T-1
+                               const PE& pe, int B, int T, int C) {
+    // positions may share a token (or a position), so threads split the channels
 #pragma omp parallel for
     for (int c = 0; c < C; c++)
-        for (size_t bt = 0; bt < (size_t)B * T; bt++) dwte[(size_t)tokens[bt] * C + c] += dout[bt * C + c];
+        for (size_t bt = 0; bt < (size_t)B * T; bt++) {
+            dwte[(size_t)tokens[bt] * C + c] += dout[bt * C + c];
+            pe_input_backward(pe, dpe_params, dout[bt * C + c], position_of(positions, (int)(bt / T), (int)(bt % T), T), c);
+        }
 }
 
 // out = inp * rstd * weight with rstd = 1 / sqrt(mean(inp^2) + eps), row by row
@@ -313,9 +332,10 @@ inline void matmul_backward(real* dinp,          // (N, C)
         }
 }
 
-// The PE's hook on queries and keys, in place, for positions t >= t0. qkv rows are (q | k | v),
+// The PE's hook on queries and keys, in place, for tokens t >= t0. qkv rows are (q | k | v),
 // each C wide with the heads side by side.
-inline void rotate_qk_forward(real* qkv,  // (B, T, 3C)
+inline void rotate_qk_forward(real* qkv,             // (B, T, 3C)
+                              const int* positions,  // (B, T), or nullptr: 0 .. T-1
                               const PE& pe, int B, int T, int C, int NH, int t0) {
     int HS = C / NH;
 #pragma omp parallel for collapse(2)
@@ -323,14 +343,15 @@ inline void rotate_qk_forward(real* qkv,  // (B, T, 3C)
         for (int t = t0; t < T; t++)
             for (int h = 0; h < NH; h++) {
                 real* q = qkv + ((size_t)b * T + t) * 3 * C + h * HS;  // q[b,t,h,:]; k[b,t,h,:] is C further
-                pe_rotate(pe, q, t, +1);
-                pe_rotate(pe, q + C, t, +1);
+                pe_rotate(pe, q, position_of(positions, b, t, T), +1, QUERY);
+                pe_rotate(pe, q + C, position_of(positions, b, t, T), +1, KEY);
             }
 }
 
-// forward: q' = R(t) q, so dq = R(t)^T dq' = R(-t) dq' (in place: the rotation is invertible;
-// likewise for k; v is untouched)
-inline void rotate_qk_backward(real* dqkv,  // (B, T, 3C)
+// forward: q' = s R(pos) q (s = 1 but for xPos), so dq = s R(pos)^T dq' = s R(-pos) dq' (in
+// place; likewise for k; v is untouched)
+inline void rotate_qk_backward(real* dqkv,            // (B, T, 3C)
+                               const int* positions,  // (B, T), or nullptr: 0 .. T-1
                                const PE& pe, int B, int T, int C, int NH) {
     int HS = C / NH;
 #pragma omp parallel for collapse(2)
@@ -338,21 +359,59 @@ inline void rotate_qk_backward(real* dqkv,  // (B, T, 3C)
         for (int t = 0; t < T; t++)
             for (int h = 0; h < NH; h++) {
                 real* dq = dqkv + ((size_t)b * T + t) * 3 * C + h * HS;
-                pe_rotate(pe, dq, t, -1);
-                pe_rotate(pe, dq + C, t, -1);
+                pe_rotate(pe, dq, position_of(positions, b, t, T), -1, QUERY);
+                pe_rotate(pe, dq + C, position_of(positions, b, t, T), -1, KEY);
             }
+}
+
+// The PE's score bias for every (query i, key j <= i) of the batch, for queries i >= t0, made
+// once per forward and read by every layer: one (NH, T, T) plane, or one per sequence
+// (planes = B) when training draws each sequence's positions. Bias PEs only.
+inline void pe_bias_forward(real* bias,            // (planes, NH, T, T)
+                            const real* pe_params,  // the PE's learned tensor, if it has one
+                            const int* positions,   // (B, T) with planes = B, or nullptr with planes = 1
+                            const PE& pe, int planes, int T, int NH, int t0) {
+#pragma omp parallel for collapse(3)
+    for (int p = 0; p < planes; p++)
+        for (int h = 0; h < NH; h++)
+            for (int i = t0; i < T; i++) {
+                real* row = bias + (((size_t)p * NH + h) * T + i) * T;
+                for (int j = 0; j <= i; j++) row[j] = pe_score_bias(pe, pe_params, h, position_of(positions, p, i, T), position_of(positions, p, j, T));
+            }
+}
+
+// The bias planes' gradient, summed over the layers by the model (pe_bias_plane_backward), into
+// the PE's parameters. Each plane adds into its own partial gradient, and the partials are
+// added in plane order: the same bits for any number of threads.
+inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's gradient
+                             const real* dbias,     // (planes, NH, T, T)
+                             const real* pe_params,
+                             const int* positions,  // (B, T) with planes = B, or nullptr with planes = 1
+                             const PE& pe, int planes, int T, int NH, size_t n_params) {
+    if (n_params == 0) return;
+    std::vector<std::vector<real>> partial(planes, std::vector<real>(n_params, 0));
+#pragma omp parallel for
+    for (int p = 0; p < planes; p++)
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++) {
+                const real* row = dbias + (((size_t)p * NH + h) * T + i) * T;
+                for (int j = 0; j <= i; j++)
+                    pe_score_bias_backward(pe, pe_params, partial[p].data(), row[j], h, position_of(positions, p, i, T), position_of(positions, p, j, T));
+            }
+    for (int p = 0; p < planes; p++)
+        for (size_t k = 0; k < n_params; k++) dpe_params[k] += partial[p][k];
 }
 
 // Causal attention for query positions i >= t0 (the keys and values of positions < t0 must
 // already be in qkv):
-//   att[b,h,i,j] = softmax over j <= i of (q_i . k_j + bias_h(i, j)), 0 for j > i
+//   att[b,h,i,j] = softmax over j <= i of (q_i . k_j + bias[h,i,j]), 0 for j > i
 //   out[b,i,h,:] = sum_j dropout(att)[b,h,i,j] v_j
-inline void attention_forward(real* out,             // (B, T, C)
-                              real* att,             // (B, NH, T, T) probabilities before dropout
-                              const real* qkv,       // (B, T, 3C)
-                              const real* pe_table,  // (PE table rows, NH), if the PE has one
-                              const PE& pe, const Dropout& drop, uint32_t drop_key,
-                              int B, int T, int C, int NH, int t0) {
+inline void attention_forward(real* out,         // (B, T, C)
+                              real* att,         // (B, NH, T, T) probabilities before dropout
+                              const real* qkv,   // (B, T, 3C)
+                              const real* bias,  // (planes, NH, T, T) from pe_bias_forward, or nullptr
+                              int planes,        // 1: one plane for every sequence; B: one each
+                              const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0) {
     int HS = C / NH;
 #pragma omp parallel for collapse(3)
     for (int b = 0; b < B; b++)
@@ -361,10 +420,11 @@ inline void attention_forward(real* out,             // (B, T, C)
                 const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;  // q[b,i,h,:]
                 size_t row = (((size_t)b * NH + h) * T + i) * T;             // att[b,h,i,:]
                 real* a = att + row;
+                const real* bias_row = bias ? bias + (((size_t)(planes > 1 ? b : 0) * NH + h) * T + i) * T : nullptr;
                 real max = -INFINITY;
                 for (int j = 0; j <= i; j++) {
                     const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;  // k[b,j,h,:]
-                    a[j] = dot(q, k, HS) + pe_score_bias(pe, pe_table, h, i, j);
+                    a[j] = dot(q, k, HS) + (bias_row ? bias_row[j] : 0);
                     max = std::max(max, a[j]);
                 }
                 real sum = 0;
@@ -429,18 +489,21 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
             }
 }
 
-// The PE's score bias is one table shared by every layer and position, so its gradient is the
-// sum of dscores over all of them (this call adds one layer's). Each thread owns a head.
-inline void pe_bias_backward(real* dpe_table,      // (PE table rows, NH)
-                             const real* dscores,  // (B, NH, T, T)
-                             const PE& pe, int B, int T, int NH) {
-    if (pe_table_rows(pe.kind) == 0) return;
-#pragma omp parallel for
-    for (int h = 0; h < NH; h++)
-        for (int b = 0; b < B; b++)
+// forward: every layer's scores add bias[p,h,i,j] (p = b, or 0 for a shared plane), so
+//   dbias[p,h,i,j] += sum over the sequences b reading plane p of dscores[b,h,i,j]
+// (this call adds one layer's). Each thread owns a (plane, head, row); b runs in order.
+inline void pe_bias_plane_backward(real* dbias,          // (planes, NH, T, T)
+                                   const real* dscores,  // (B, NH, T, T)
+                                   int planes, int B, int T, int NH) {
+#pragma omp parallel for collapse(3)
+    for (int p = 0; p < planes; p++)
+        for (int h = 0; h < NH; h++)
             for (int i = 0; i < T; i++) {
-                const real* ds = dscores + (((size_t)b * NH + h) * T + i) * T;
-                for (int j = 0; j <= i; j++) pe_score_bias_backward(pe, dpe_table, ds[j], h, i, j);
+                real* row = dbias + (((size_t)p * NH + h) * T + i) * T;
+                for (int b = (planes > 1 ? p : 0); b < (planes > 1 ? p + 1 : B); b++) {
+                    const real* ds = dscores + (((size_t)b * NH + h) * T + i) * T;
+                    for (int j = 0; j <= i; j++) row[j] += ds[j];
+                }
             }
 }
 
@@ -506,11 +569,11 @@ inline void crossentropy_backward(real* dlogits,       // (N, V)
 
 enum ActId {
     A_RES_IN, A_LN1, A_LN1_RSTD, A_QKV, A_ATT, A_ATTY, A_RES_MID, A_LN2, A_LN2_RSTD, A_FC, A_FC_ACT,  // per layer
-    A_RES_OUT, A_LNF, A_LNF_RSTD, A_HEAD_IN, A_LOGITS, A_BRANCH,                                    // model-wide
+    A_RES_OUT, A_LNF, A_LNF_RSTD, A_HEAD_IN, A_LOGITS, A_BRANCH, A_PE_BIAS,                         // model-wide
     A_D_LOGITS, A_D_HEAD_IN, A_D_RES, A_D_BRANCH, A_D_LN, A_D_FC_ACT, A_D_FC, A_D_ATTY, A_D_QKV,    // backward
-    A_D_SCORES, NUM_ACTS
+    A_D_SCORES, A_D_PE_BIAS, NUM_ACTS
 };
-enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT };
+enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT, S_BIAS };
 
 struct ActSpec {
     const char* name;
@@ -533,13 +596,19 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"head_in", false, S_BTC},    // dropout(lnf) * C^-0.5: the LM head's input
     {"logits", false, S_BTV},
     {"branch", false, S_BTC},     // a block's output before it joins the residual stream
+    {"pe_bias", false, S_BIAS},   // the PE's score bias, (planes, NH, T, T): pe_bias_forward
     {"d_logits", false, S_BTV},   {"d_head_in", false, S_BTC},
     {"d_res", false, S_BTC},      // gradient of the residual stream, carried down the layers
     {"d_branch", false, S_BTC},   // gradient of a block's output (and of dropout(lnf))
     {"d_ln", false, S_BTC},       // gradient of an RMSNorm's output
     {"d_fc_act", false, S_BTF},   {"d_fc", false, S_BTF},     {"d_atty", false, S_BTC},
     {"d_qkv", false, S_BT3C},     {"d_scores", false, S_BNHTT},
+    {"d_pe_bias", false, S_BIAS},  // the bias planes' gradient, summed over the layers
 };
+
+// bias planes: one per sequence when training draws positions (each sequence has its own
+// distances), else one for the whole batch
+inline int bias_planes(const ModelConfig& c, int B) { return c.random_positions > 0 ? B : 1; }
 
 inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
     size_t BT = (size_t)B * T;
@@ -549,7 +618,8 @@ inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
         case S_BT3C: return BT * 3 * c.C;
         case S_BTF: return BT * c.F;
         case S_BTV: return BT * c.V;
-        default: return BT * c.NH * T;  // S_BNHTT
+        case S_BNHTT: return BT * c.NH * T;
+        default: return pe_has_score_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;  // S_BIAS
     }
 }
 
@@ -588,7 +658,7 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
     validate_model_config(c);
     m->config = c;
     m->layout = make_layout(c);
-    m->pe_tables = make_pe_tables(c.pe, c.C, c.NH, rope_dims(c.HS(), c.rope_frac), c.max_T);
+    m->pe_tables = make_pe_tables(c.pe, c.C, c.NH, rope_dims(c.HS(), c.rope_frac), c.max_pos());
     m->params.assign(m->layout.total, 0);
     m->grads.assign(m->layout.total, 0);
     m->adam_m.assign(m->layout.total, 0);
@@ -597,7 +667,9 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
         for (int l = 0; l < (PARAMS[id].per_layer ? c.L : 1); l++) {
             real* p = m->param(id, l);
             Rng rng = rng_stream(seed, hash_string(PARAMS[id].name), l);
-            for (size_t i = 0; i < param_numel(c, id); i++) p[i] = PARAMS[id].init_std ? (real)(rng.normal() * PARAMS[id].init_std(c)) : 1;
+            if (id == P_PE_TABLE) pe_init_params(c.pe, p, c.C, c.NH, c.max_pos(), &rng);
+            else
+                for (size_t i = 0; i < param_numel(c, id); i++) p[i] = PARAMS[id].init_std ? (real)(rng.normal() * PARAMS[id].init_std(c)) : 1;
         }
     m->max_B = max_B;
     for (int id = 0; id < NUM_ACTS; id++)
@@ -607,16 +679,23 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
 // Runs the model on tokens (B, T) for positions t0 .. T-1 and returns the mean cross-entropy
 // over positions whose target is >= 0 (0 without targets); logits land in act(A_LOGITS).
 // t0 > 0 is for generation only (B = 1, no dropout): positions before t0 were computed by earlier
-// calls, and their keys and values in act(A_QKV) are the KV cache.
-inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0) {
+// calls, and their keys and values in act(A_QKV) are the KV cache. `positions` (B, T) are the
+// tokens' positions when training draws them (--random-positions; the model must be made with
+// random_positions > 0 so that its bias buffers hold a plane per sequence); else 0 .. T-1.
+inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0,
+                            const int* positions = nullptr) {
     const ModelConfig& c = m->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     if (B > m->max_B || T > c.max_T || (t0 > 0 && (B != 1 || drop.p > 0)))
         fail("internal error: model_forward(B %d, T %d, t0 %d) does not fit its buffers (%d, %d)", B, T, t0, m->max_B, c.max_T);
+    if (positions && c.random_positions == 0) fail("internal error: model_forward with drawn positions, but the model has one bias plane");
     size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
+    int planes = positions ? B : 1;
 
-    embedding_forward(A(A_RES_IN), tokens, m->param(P_WTE), m->pe(), B, T, C, t0);
+    embedding_forward(A(A_RES_IN), tokens, positions, m->param(P_WTE), m->param(P_PE_TABLE), m->pe(), B, T, C, t0);
+    if (pe_has_score_bias(c.pe)) pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, t0);
+    const real* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
     dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         real* res_in = A(A_RES_IN, l);
@@ -626,9 +705,8 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         // attention block: res_mid = res_in + dropout(attention(rmsnorm(res_in)) Wo^T)
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
         matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
-        rotate_qk_forward(A(A_QKV, l), m->pe(), B, T, C, NH, t0);
-        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), m->param(P_PE_TABLE), m->pe(), drop,
-                          drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
+        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
@@ -647,12 +725,15 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     return targets ? crossentropy_forward(A(A_LOGITS), targets, BT, V) : 0.0;
 }
 
-// The gradient of the last model_forward's loss (same tokens, targets and dropout, t0 = 0)
-// with respect to every parameter, into m->grads (overwritten). The layers in reverse order.
-inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop) {
+// The gradient of the last model_forward's loss (same tokens, targets, dropout and positions,
+// t0 = 0) with respect to every parameter, into m->grads (overwritten). The layers in reverse
+// order.
+inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
+                           const int* positions = nullptr) {
     const ModelConfig& c = m->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
+    int planes = positions ? B : 1;
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
     auto zeroed = [&](int id) {
         std::fill(m->acts[id].begin(), m->acts[id].begin() + act_numel(c, ACTS[id].shape, B, T), 0);
@@ -668,6 +749,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
     matmul_backward(zeroed(A_D_HEAD_IN), m->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), m->param(P_WTE), BT, C, V);
     dropout_backward(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
     rmsnorm_backward(zeroed(A_D_RES), m->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), m->param(P_LNF), A(A_LNF_RSTD), BT, C);
+    real* dbias = zeroed(A_D_PE_BIAS);  // every layer adds its part (nothing without a bias PE)
 
     // d_res holds d loss / d (residual stream leaving layer l); each block's residual connection
     // passes it on unchanged, and the block's branch adds its own part
@@ -685,14 +767,17 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C);
         attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop,
                            drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
-        pe_bias_backward(m->grad(P_PE_TABLE), A(A_D_SCORES), m->pe(), B, T, NH);
-        rotate_qk_backward(A(A_D_QKV), m->pe(), B, T, C, NH);
+        if (pe_has_score_bias(c.pe)) pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
+        rotate_qk_backward(A(A_D_QKV), positions, m->pe(), B, T, C, NH);
         matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);
     }
+    // the bias planes every layer read: bias = pe_score_bias(PE parameters)
+    if (pe_has_score_bias(c.pe))
+        pe_bias_backward(m->grad(P_PE_TABLE), dbias, m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, param_numel(c, P_PE_TABLE));
     // embedding: res_in[0] = dropout(wte[tokens] + PE input)
     dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
-    embedding_backward(m->grad(P_WTE), A(A_D_BRANCH), tokens, B, T, C);
+    embedding_backward(m->grad(P_WTE), m->grad(P_PE_TABLE), A(A_D_BRANCH), tokens, positions, m->pe(), B, T, C);
 }
 
 // the index of the largest value; the first on a tie, as torch.argmax and greedy decoding do

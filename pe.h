@@ -1,37 +1,51 @@
 /*
- pe.h: the five positional encodings under test, each defined here and nowhere else.
+ pe.h: the positional encodings under test, each defined here and nowhere else.
 
- The model (model.h) and the CUDA kernels never ask which PE is in use; they call three hooks,
+ The model (model.h) and the CUDA kernels never ask which PE is in use; they call four hooks,
  and a hook does nothing for a PE that does not act there:
-   input    pe_input(pe, pos, c)                 added to channel c of the token embedding
-   q and k  pe_rotate(pe, x, pos, direction)     rotates one head's query or key vector
-   scores   pe_score_bias(pe, table, h, i, j)    added to the score q_i . k_j
-            pe_score_bias_backward(...)          accumulates the score's gradient into the bias
-                                                 table's gradient (T5's table is learned)
+   input    pe_input(pe, params, pos, c)            added to channel c of the token embedding
+   q and k  pe_rotate(pe, x, pos, direction, qk)    rotates (and xPos scales) one head's q or k
+   scores   pe_score_bias(pe, params, h, i, j)      added to the score q_i . k_j (i, j positions)
+   learned  pe_init_params / *_backward             the PE's own parameters: made, and their
+                                                    gradient taken, here
  `pe` is a PE: the kind plus tables of everything computed from positions alone (sinusoids,
- slopes, buckets, angles), made once by make_pe_tables() so the hooks are lookups.
+ slopes, buckets, angles), made once by make_pe_tables() so the hooks are lookups. `params` is
+ the PE's learned tensor (the `pe_table` row of model.h's parameter table): one flat array
+ whose length and layout each PE defines below, shared by every layer.
 
-                 input          q and k         scores                          learned
-   nope          -              -               -                               -
-   ape           sin ‖ cos      -               -                               -
-   t5            -              -               table[bucket(i - j)][h]         (32, NH) table
-   alibi         -              -               -slope_h * (i - j)              -
-   rope          -              rotate pairs    -                               -
+                 input          q and k             scores                        learned
+   nope          -              -                   -                             -
+   ape           sin ‖ cos      -                   -                             -
+   t5            -              -                   table[bucket(i - j)][h]       (32, NH) table
+   alibi         -              -                   -slope_h (i - j)              -
+   rope          -              rotate pairs        -                             -
+   ape_learned   table[pos]     -                   -                             (max_pos, C)
+   xpos          -              rotate and scale    -                             -
+   kerple_log    -              -                   -r1_h log(1 + r2_h (i - j))   (2, NH)
+   kerple_power  -              -                   -r1_h (i - j)^r2_h            (2, NH)
+   fire          -              -                   mlp_h(psi(i-j) / psi(max(L,i)))  MLP, c, L
 
  Positions count from 0 at the first real token of a sequence (sequences are right-padded, so
- padding never shifts them). Adding a PE means: a PEKind, a row in PE_NAMES, its tables, and its
- cases in the hooks below.
- All formulas follow the paper's code (reference/paper-protocol.md §6).
+ padding never shifts them), unless training draws them at random (--random-positions). Every
+ table covers positions 0 .. max_pos-1. Adding a PE means: a PEKind, a row in PE_NAMES, its
+ tables or parameters, and its cases in the hooks below.
+ The paper's five follow the paper's code (reference/paper-protocol.md §6); the later ones follow
+ their papers (reference/tasks.md §5.2), with the choices noted at each.
 */
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "common.h"
 
-enum PEKind { PE_NOPE, PE_APE, PE_T5, PE_ALIBI, PE_ROPE, NUM_PES };
-static const char* const PE_NAMES[NUM_PES] = {"nope", "ape", "t5", "alibi", "rope"};
+enum PEKind { PE_NOPE, PE_APE, PE_T5, PE_ALIBI, PE_ROPE, PE_APE_LEARNED, PE_XPOS, PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, NUM_PES };
+static const char* const PE_NAMES[NUM_PES] = {"nope", "ape", "t5", "alibi", "rope", "ape_learned", "xpos", "kerple_log", "kerple_power", "fire"};
+static const int NUM_PAPER_PES = 5;  // the paper's five come first: the GPU path runs those
+
+inline bool pe_rotates(PEKind k) { return k == PE_ROPE || k == PE_XPOS; }
+inline bool pe_has_score_bias(PEKind k) { return k == PE_T5 || k == PE_ALIBI || k == PE_KERPLE_LOG || k == PE_KERPLE_POWER || k == PE_FIRE; }
 
 // ----------------------------------------------------------------------------
 // APE: fixed sinusoids added to the input, the sin half and the cos half concatenated (not
@@ -45,6 +59,11 @@ HD inline float ape_value(int pos, int c, int C) {
     double angle = pos * pow(APE_BASE, -2.0 * k / C);
     return (float)(c < half ? sin(angle) : cos(angle));
 }
+
+// Learned APE (GPT-2's wpe): a free (max_pos, C) table added to the input. Rows of positions no
+// training sequence reached keep their initial values, which is what such a table does in
+// practice. Drawn with std 1/sqrt(2), the root mean square of the sinusoids it replaces.
+static const double APE_LEARNED_STD = 0.7071067811865476;
 
 // ----------------------------------------------------------------------------
 // T5 relative bias: one learned scalar per (bucket, head), buckets of the causal distance
@@ -77,103 +96,294 @@ HD inline float alibi_slope(int h, int NH) {
 }
 
 // ----------------------------------------------------------------------------
+// KERPLE (Chi et al. 2022): a learned, conditionally positive definite kernel of the distance,
+// two positive scalars per head: log  -r1 log(1 + r2 n),  power  -r1 n^r2 with r2 <= 2.
+// Row 0 of the (2, NH) parameters is r1, row 1 is r2. As the official code: each is clamped to
+// at least 0.01 (and power's r2 to at most 2) where it is read, and drawn uniformly, the log
+// variant's r1 from (0, 2) and r2 from (0, 1), the power variant's the other way round.
+
+static const double KERPLE_MIN = 0.01, KERPLE_MAX_POWER = 2.0;
+
+HD inline bool kerple_clamped(PEKind k, int row, double value) {
+    return value < KERPLE_MIN || (k == PE_KERPLE_POWER && row == 1 && value > KERPLE_MAX_POWER);
+}
+HD inline double kerple_read(PEKind k, int row, double value) {
+    return value < KERPLE_MIN ? KERPLE_MIN : k == PE_KERPLE_POWER && row == 1 && value > KERPLE_MAX_POWER ? KERPLE_MAX_POWER : value;
+}
+
+// ----------------------------------------------------------------------------
+// FIRE (Li et al. 2024): bias_h(i, j) = mlp_h(u), u = psi(i - j) / psi(max(L, i)),
+// psi(x) = log(c x + 1); the MLP is 1 -> 32 -> NH with a ReLU. c > 0 and the threshold L are
+// learned: c = |c'|, L = |m| * 512 with m starting at 1 (the reference code's L_multiplier over
+// its initial 512). The normalised distance u stays in [0, 1] at any length: longer inputs are
+// squeezed into the trained range ("progressive interpolation") once i passes L. One MLP serves
+// every layer, as T5's table does. Init as torch's nn.Linear (uniform, +-1/sqrt(fan_in)).
+// Parameters, flat: w1 (32) | b1 (32) | w2 (NH, 32) | b2 (NH) | c' | m.
+
+static const int FIRE_HIDDEN = 32;
+static const double FIRE_C_INIT = 0.1, FIRE_L_UNIT = 512.0;
+
+struct FireLayout {
+    int w1, b1, w2, b2, c, m, total;
+};
+HD inline FireLayout fire_layout(int NH) {
+    const int H = FIRE_HIDDEN;
+    return {0, H, 2 * H, 2 * H + NH * H, 2 * H + NH * H + NH, 2 * H + NH * H + NH + 1, 2 * H + NH * H + NH + 2};
+}
+
+// u and its derivatives by c and by L (0 where max(L, i) is i)
+struct FireInput {
+    double u, du_dc, du_dL;
+};
+template <typename real>
+HD inline FireInput fire_normalised_distance(const real* params, int NH, int i, int j) {
+    FireLayout at = fire_layout(NH);
+    double c = fabs((double)params[at.c]), L = fabs((double)params[at.m]) * FIRE_L_UNIT;
+    int n = i - j;
+    if (n == 0) return {0, 0, 0};  // psi(0) = 0 (and i may be 0, where psi(max(L, i)) can be too)
+    double M = L > i ? L : i, num = log(c * n + 1), den = log(c * M + 1);
+    double dnum_dc = n / (c * n + 1), dden_dc = M / (c * M + 1);
+    return {num / den, (dnum_dc * den - num * dden_dc) / (den * den), L > i ? -num * (c / (c * L + 1)) / (den * den) : 0};
+}
+
+// ----------------------------------------------------------------------------
 // RoPE: rotates the first `rot` dims of each head's q and k in GPT-J's interleaved pairs
 // (x_2k, x_2k+1) by the angle pos * theta_k, theta_k = 10000^(-2k / rot); the paper rotates 25%
 // of the head (16 of 64 dims). q'_i . k'_j then depends on i - j only.
+//
+// xPos (Sun et al. 2022) rotates the same pairs and also scales pair k of the query at i by
+// zeta_k^(i/512) and of the key at j by zeta_k^(-j/512), zeta_k = (2k/rot + 0.4) / 1.4, so the
+// score of pair k carries zeta_k^((i-j)/512) < 1: a decay with distance. It rotates the same
+// fraction of the head as RoPE (--rope-frac), so the two differ by the decay alone. Positions
+// here stay below a few thousand, so the reference code's centring is not needed in float.
 
 static const double ROPE_BASE = 10000.0;
+static const double XPOS_GAMMA = 0.4, XPOS_SCALE_BASE = 512.0;
 
 // rotated dims of a head: the fraction of HS, rounded down to a whole number of pairs
 inline int rope_dims(int HS, float fraction) { return 2 * (int)(fraction * HS / 2); }
 
-HD inline void rope_angle(int pos, int pair, int rot, float* cosine, float* sine) {
-    double angle = pos * pow(ROPE_BASE, -2.0 * pair / rot);
-    *cosine = (float)cos(angle);
-    *sine = (float)sin(angle);
+// Evaluation-time RoPE scaling, for sequences longer than training's (--rope-scaling): with
+// s = (evaluated length) / (longest training sequence) > 1,
+//   pi    position interpolation (Chen et al. 2023): theta_k / s
+//   ntk   NTK-aware: the base becomes 10000 * s^(rot / (rot - 2))
+//   yarn  (Peng et al. 2023): theta_k / s for the pairs whose wavelength is long against the
+//         training length, theta_k for the short ones, a linear ramp between (r_k = L / lambda_k
+//         from 1 to 32); and q, k multiplied by 0.1 ln s + 1
+// None is fine-tuned afterwards here: they are tried as pure evaluation-time changes.
+enum RopeScalingKind { ROPE_UNSCALED, ROPE_PI, ROPE_NTK, ROPE_YARN, NUM_ROPE_SCALINGS };
+static const char* const ROPE_SCALING_NAMES[NUM_ROPE_SCALINGS] = {"none", "pi", "ntk", "yarn"};
+static const double YARN_ALPHA = 1.0, YARN_BETA = 32.0;
+
+struct RopeScaling {
+    int kind = ROPE_UNSCALED;
+    double factor = 1.0;  // s
+    int train_len = 0;    // L: the longest training sequence, in tokens
+};
+
+inline double rope_frequency(int pair, int rot, const RopeScaling& s) {
+    double theta = pow(ROPE_BASE, -2.0 * pair / rot);
+    if (s.kind == ROPE_PI) return theta / s.factor;
+    if (s.kind == ROPE_NTK) return pair == 0 ? theta : pow(ROPE_BASE * pow(s.factor, rot / (rot - 2.0)), -2.0 * pair / rot);
+    if (s.kind == ROPE_YARN) {
+        double r = s.train_len * theta / (2 * M_PI);  // L / wavelength
+        double ramp = std::min(1.0, std::max(0.0, (r - YARN_ALPHA) / (YARN_BETA - YARN_ALPHA)));
+        return (1 - ramp) * theta / s.factor + ramp * theta;
+    }
+    return theta;
 }
+inline double rope_magnitude(const RopeScaling& s) { return s.kind == ROPE_YARN ? 0.1 * log(s.factor) + 1 : 1.0; }
 
 // ----------------------------------------------------------------------------
 // tables: everything a PE computes from positions alone, tabulated once for positions below
-// max_T, so that the hooks are lookups. The CPU keeps them here; the CUDA code copies them.
+// max_pos, so that the hooks are lookups. The CPU keeps them here; the CUDA code copies them.
 
 struct PETables {
     PEKind kind;
-    int C, NH, rot, max_T;
-    std::vector<float> ape;                 // (max_T, C)       APE
-    std::vector<float> slope;               // (NH)             ALiBi
-    std::vector<int> bucket;                // (max_T)          T5: bucket of distance 0 .. max_T-1
-    std::vector<float> rope_cos, rope_sin;  // (max_T, rot/2)   RoPE
+    int C, NH, rot, max_pos;
+    std::vector<float> ape;                 // (max_pos, C)       APE
+    std::vector<float> slope;               // (NH)               ALiBi
+    std::vector<int> bucket;                // (max_pos)          T5: bucket of distance 0 .. max_pos-1
+    std::vector<float> rope_cos, rope_sin;  // (max_pos, rot/2)   RoPE, xPos
+    std::vector<float> xpos_scale;          // (max_pos, rot/2)   xPos: zeta_k^(pos / 512)
 };
 
 // a view of the tables as plain pointers, which a CUDA kernel can take by value
 struct PE {
     PEKind kind;
-    int C, NH, rot;
+    int C, NH, rot, max_pos;
     const float* ape;
     const float* slope;
     const int* bucket;
     const float* rope_cos;
     const float* rope_sin;
+    const float* xpos_scale;
 };
 
-inline PETables make_pe_tables(PEKind kind, int C, int NH, int rot, int max_T) {
-    PETables t{kind, C, NH, kind == PE_ROPE ? rot : 0, max_T, {}, {}, {}, {}, {}};
-    for (int pos = 0; kind == PE_APE && pos < max_T; pos++)
+inline PETables make_pe_tables(PEKind kind, int C, int NH, int rot, int max_pos, const RopeScaling& scaling = RopeScaling()) {
+    PETables t{kind, C, NH, pe_rotates(kind) ? rot : 0, max_pos, {}, {}, {}, {}, {}, {}};
+    for (int pos = 0; kind == PE_APE && pos < max_pos; pos++)
         for (int c = 0; c < C; c++) t.ape.push_back(ape_value(pos, c, C));
     for (int h = 0; kind == PE_ALIBI && h < NH; h++) t.slope.push_back(alibi_slope(h, NH));
-    for (int n = 0; kind == PE_T5 && n < max_T; n++) t.bucket.push_back(t5_bucket(n));
-    for (int pos = 0; pos < max_T; pos++)
+    for (int n = 0; kind == PE_T5 && n < max_pos; n++) t.bucket.push_back(t5_bucket(n));
+    double magnitude = rope_magnitude(scaling);
+    for (int pos = 0; pos < max_pos; pos++)
         for (int k = 0; k < t.rot / 2; k++) {
-            float c, s;
-            rope_angle(pos, k, t.rot, &c, &s);
-            t.rope_cos.push_back(c);
-            t.rope_sin.push_back(s);
+            double angle = pos * rope_frequency(k, t.rot, scaling);
+            t.rope_cos.push_back((float)(magnitude * cos(angle)));
+            t.rope_sin.push_back((float)(magnitude * sin(angle)));
+            double zeta = (2.0 * k / t.rot + XPOS_GAMMA) / (1 + XPOS_GAMMA);
+            if (kind == PE_XPOS) t.xpos_scale.push_back((float)pow(zeta, pos / XPOS_SCALE_BASE));
         }
     return t;
 }
 
 inline PE pe_view(const PETables& t) {
-    return {t.kind, t.C, t.NH, t.rot, t.ape.data(), t.slope.data(), t.bucket.data(), t.rope_cos.data(), t.rope_sin.data()};
+    return {t.kind, t.C, t.NH, t.rot, t.max_pos, t.ape.data(), t.slope.data(), t.bucket.data(), t.rope_cos.data(), t.rope_sin.data(),
+            t.xpos_scale.empty() ? nullptr : t.xpos_scale.data()};
+}
+
+// ----------------------------------------------------------------------------
+// the learned parameters: their count, and their initial values
+
+inline size_t pe_param_count(PEKind kind, int C, int NH, int max_pos) {
+    switch (kind) {
+        case PE_T5: return (size_t)T5_NUM_BUCKETS * NH;
+        case PE_APE_LEARNED: return (size_t)max_pos * C;
+        case PE_KERPLE_LOG: case PE_KERPLE_POWER: return 2 * (size_t)NH;
+        case PE_FIRE: return fire_layout(NH).total;
+        default: return 0;
+    }
+}
+
+template <typename real>
+inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng* rng) {
+    size_t n = pe_param_count(kind, C, NH, max_pos);
+    auto uniform = [&](size_t from, size_t to, double lo, double hi) {
+        for (size_t i = from; i < to; i++) p[i] = (real)(lo + (hi - lo) * rng->uniform());
+    };
+    if (kind == PE_T5)  // HF T5's init of relative_attention_bias: normal, std d_model^-0.5
+        for (size_t i = 0; i < n; i++) p[i] = (real)(rng->normal() * (1.0 / sqrt(C)));
+    if (kind == PE_APE_LEARNED)
+        for (size_t i = 0; i < n; i++) p[i] = (real)(rng->normal() * APE_LEARNED_STD);
+    if (kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER) {
+        double r1_max = kind == PE_KERPLE_LOG ? 2 : 1;
+        uniform(0, NH, 0, r1_max);
+        uniform(NH, 2 * NH, 0, 3 - r1_max);
+    }
+    if (kind == PE_FIRE) {
+        FireLayout at = fire_layout(NH);
+        double first = 1.0, second = 1.0 / sqrt((double)FIRE_HIDDEN);  // 1 / sqrt(fan_in) of each Linear
+        uniform(at.w1, at.b1, -first, first);
+        uniform(at.b1, at.w2, -first, first);
+        uniform(at.w2, at.b2, -second, second);
+        uniform(at.b2, at.c, -second, second);
+        p[at.c] = (real)FIRE_C_INIT;
+        p[at.m] = 1;
+    }
 }
 
 // ----------------------------------------------------------------------------
 // the hooks
 
-HD inline float pe_input(const PE& pe, int pos, int c) { return pe.kind == PE_APE ? pe.ape[pos * pe.C + c] : 0.0f; }
-
-// Rotates x (one head's q or k; only the first pe.rot values move) for position pos. The
-// backward of a rotation is its transpose, the rotation by the opposite angle: direction +1
-// forward, -1 backward.
 template <typename real>
-HD inline void pe_rotate(const PE& pe, real* x, int pos, int direction) {
-    for (int k = 0; k < pe.rot / 2; k++) {
-        real c = pe.rope_cos[pos * (pe.rot / 2) + k], s = direction * pe.rope_sin[pos * (pe.rot / 2) + k];
-        real x0 = x[2 * k], x1 = x[2 * k + 1];
-        x[2 * k] = x0 * c - x1 * s;
-        x[2 * k + 1] = x0 * s + x1 * c;
-    }
-}
-
-// rows of the learned bias table, which is (rows, NH); 0 when the PE learns nothing
-inline int pe_table_rows(PEKind kind) { return kind == PE_T5 ? T5_NUM_BUCKETS : 0; }
-
-// The table row the bias at distance i - j reads (T5: the distance's bucket). A learned bias
-// depends only on the head and the distance, which lets the GPU sum its gradient by distance
-// first and by row second, in a fixed order.
-HD inline int pe_table_row(const PE& pe, int distance) { return pe.kind == PE_T5 ? pe.bucket[distance] : -1; }
-
-// bias added to the score of query position i and key position j <= i in head h
-template <typename real>
-HD inline real pe_score_bias(const PE& pe, const real* table, int h, int i, int j) {
-    if (pe.kind == PE_T5) return table[pe_table_row(pe, i - j) * pe.NH + h];
-    if (pe.kind == PE_ALIBI) return -pe.slope[h] * (real)(i - j);
+HD inline real pe_input(const PE& pe, const real* params, int pos, int c) {
+    if (pe.kind == PE_APE) return pe.ape[pos * pe.C + c];
+    if (pe.kind == PE_APE_LEARNED) return params[(size_t)pos * pe.C + c];
     return 0;
 }
 
-// forward: score += table[row(i - j)][h], so dtable[row(i - j)][h] += dscore
+// forward: input[pos][c] = params[pos][c] (ape_learned), so dparams[pos][c] += dinput
 template <typename real>
-HD inline void pe_score_bias_backward(const PE& pe, real* dtable, real dscore, int h, int i, int j) {
-    if (pe.kind == PE_T5) dtable[pe_table_row(pe, i - j) * pe.NH + h] += dscore;
+inline void pe_input_backward(const PE& pe, real* dparams, real dinput, int pos, int c) {
+    if (pe.kind == PE_APE_LEARNED) dparams[(size_t)pos * pe.C + c] += dinput;
+}
+
+enum QK { QUERY, KEY };
+
+// Rotates x (one head's q or k; only the first pe.rot values move) for position pos, and for
+// xPos scales pair k by zeta_k^(+-pos/512) (+ for a query, - for a key). The backward of
+// x' = s R x is dx = s R^T dx', and R^T is the rotation by the opposite angle: direction +1
+// forward, -1 backward.
+template <typename real>
+HD inline void pe_rotate(const PE& pe, real* x, int pos, int direction, QK qk) {
+    for (int k = 0; k < pe.rot / 2; k++) {
+        int at = pos * (pe.rot / 2) + k;
+        real c = pe.rope_cos[at], s = direction * pe.rope_sin[at];
+        real scale = !pe.xpos_scale ? (real)1 : qk == QUERY ? (real)pe.xpos_scale[at] : (real)(1 / pe.xpos_scale[at]);
+        real x0 = x[2 * k], x1 = x[2 * k + 1];
+        x[2 * k] = scale * (x0 * c - x1 * s);
+        x[2 * k + 1] = scale * (x0 * s + x1 * c);
+    }
+}
+
+// T5: rows of the (rows, NH) table a bias is read from by distance; 0 for the other PEs. That
+// T5's bias depends only on the head and the distance lets the GPU sum its gradient by
+// distance first and by row second, in a fixed order.
+inline int pe_table_rows(PEKind kind) { return kind == PE_T5 ? T5_NUM_BUCKETS : 0; }
+HD inline int pe_table_row(const PE& pe, int distance) { return pe.kind == PE_T5 ? pe.bucket[distance] : -1; }
+
+template <typename real>
+HD inline real fire_hidden(const real* params, const FireLayout& at, int k, double u) {
+    return (real)(params[at.w1 + k] * u + params[at.b1 + k]);
+}
+
+// bias added to the score of query position i and key position j <= i in head h
+template <typename real>
+HD inline real pe_score_bias(const PE& pe, const real* params, int h, int i, int j) {
+    int n = i - j, NH = pe.NH;
+    if (pe.kind == PE_T5) return params[pe_table_row(pe, n) * NH + h];
+    if (pe.kind == PE_ALIBI) return -pe.slope[h] * (real)n;
+    if (pe.kind == PE_KERPLE_LOG || pe.kind == PE_KERPLE_POWER) {
+        double r1 = kerple_read(pe.kind, 0, params[h]), r2 = kerple_read(pe.kind, 1, params[NH + h]);
+        return (real)(pe.kind == PE_KERPLE_LOG ? -r1 * log(1 + r2 * n) : -r1 * pow((double)n, r2));
+    }
+    if (pe.kind == PE_FIRE) {
+        FireLayout at = fire_layout(NH);
+        double u = fire_normalised_distance(params, NH, i, j).u;
+        real out = params[at.b2 + h];
+        for (int k = 0; k < FIRE_HIDDEN; k++) {
+            real hidden = fire_hidden(params, at, k, u);
+            if (hidden > 0) out += params[at.w2 + h * FIRE_HIDDEN + k] * hidden;
+        }
+        return out;
+    }
+    return 0;
+}
+
+// The gradient of one score's bias: dparams += dscore * d bias / d params (the chain rule
+// through each formula above; a clamped KERPLE value passes no gradient, as torch's clamp)
+template <typename real>
+inline void pe_score_bias_backward(const PE& pe, const real* params, real* dparams, real dscore, int h, int i, int j) {
+    int n = i - j, NH = pe.NH;
+    if (pe.kind == PE_T5) dparams[pe_table_row(pe, n) * NH + h] += dscore;
+    if (pe.kind == PE_KERPLE_LOG || pe.kind == PE_KERPLE_POWER) {
+        double r1 = kerple_read(pe.kind, 0, params[h]), r2 = kerple_read(pe.kind, 1, params[NH + h]);
+        double d_r1, d_r2;  // of the bias
+        if (pe.kind == PE_KERPLE_LOG) d_r1 = -log(1 + r2 * n), d_r2 = -r1 * n / (1 + r2 * n);
+        else d_r1 = -pow((double)n, r2), d_r2 = n > 0 ? -r1 * pow((double)n, r2) * log((double)n) : 0;
+        if (!kerple_clamped(pe.kind, 0, params[h])) dparams[h] += (real)(dscore * d_r1);
+        if (!kerple_clamped(pe.kind, 1, params[NH + h])) dparams[NH + h] += (real)(dscore * d_r2);
+    }
+    if (pe.kind == PE_FIRE) {
+        FireLayout at = fire_layout(NH);
+        FireInput in = fire_normalised_distance(params, NH, i, j);
+        dparams[at.b2 + h] += dscore;
+        double du = 0;  // d bias / du
+        for (int k = 0; k < FIRE_HIDDEN; k++) {
+            real hidden = fire_hidden(params, at, k, in.u);
+            if (hidden <= 0) continue;  // the ReLU passes nothing back
+            real w2 = params[at.w2 + h * FIRE_HIDDEN + k];
+            dparams[at.w2 + h * FIRE_HIDDEN + k] += dscore * hidden;
+            dparams[at.w1 + k] += (real)(dscore * w2 * in.u);
+            dparams[at.b1 + k] += dscore * w2;
+            du += (double)w2 * params[at.w1 + k];
+        }
+        // c = |c'|, L = |m| * 512
+        double sign_c = params[at.c] < 0 ? -1 : 1, sign_m = params[at.m] < 0 ? -1 : 1;
+        dparams[at.c] += (real)(dscore * du * in.du_dc * sign_c);
+        dparams[at.m] += (real)(dscore * du * in.du_dL * FIRE_L_UNIT * sign_m);
+    }
 }
 
 inline PEKind find_pe(const std::string& name) {

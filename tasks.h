@@ -4,7 +4,8 @@
  Ten task families (Kazemnejad et al. 2023, reference/paper-protocol.md §2), seventeen variants:
  copy (5), reverse (3), addition, polynomial evaluation, sorting (2), summation, parity, LEGO,
  SCAN and PCFG SET; and the fifteen tasks of Delétang et al. 2023 ("Neural Networks and the
- Chomsky Hierarchy"), named ch_*. For each variant this file provides
+ Chomsky Hierarchy"), named ch_*, which live in chomsky.h (included here). For each variant
+ this file provides
    - a vocabulary: word level, "<pad>" and "<eos>" then every word the task can produce
    - a generator of prompts for a given length λ (or, for SCAN, the whole finite language)
    - a solver: an interpreter that reads a prompt and computes its gold target and its λ
@@ -20,12 +21,14 @@
      checks that the solver's λ is the length the generator was asked for)
    - words are separated by single spaces; punctuation is a word of its own ("The answer is 7 .")
    - data is a pure function of (data seed, task, split, length bin): changing one split's size
-     or length range never changes the examples of another split or another bin
+     or length range never changes the examples of another split or another bin (with
+     --index-hints, the test lengths also set how many hints there are: see "addition")
 */
 #pragma once
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -288,6 +291,20 @@ static inline Words copy_solve(const Task& task, const Words& prompt, int* lengt
 
 // ----------------------------------------------------------------------------
 // addition: "Compute 5 8 7 + 4 6 ?" -> "The answer is 6 3 3 ."
+//
+// Two more ways of writing the numbers, which help addition generalize to longer numbers
+// (reference/tasks.md §5.1); each is a DataConfig switch, and they combine:
+//   reversed (--reverse-digits): every number least significant digit first, as McLeish et al.
+//     2024 (Abacus) write them: "Compute 7 8 5 + 6 4 ?" -> "The answer is 3 3 6 ."
+//   index hints (--index-hints): a hint word before every digit names its significance, so that
+//     digits of equal significance share a hint, in the answer too (Zhou et al. 2024's
+//     "a5b4 + a1b2"): "Compute @1 5 @0 8 + @0 4 ?" -> "The answer is @1 6 @0 2 ."
+// The hints are @0 .. @(H-1), H set by the data configuration (see digit_format). In each
+// example the units digits have @k, the tens @(k+1), ..., for an offset k drawn uniformly from
+// [0, H - the answer's digits]: so every hint, even those that only the longest test numbers
+// reach from k = 0, comes up in training. The numbers are the plain format's (the offsets come
+// from a stream of their own), and λ is still the longer operand's digit count. Scratchpads
+// write the plain format only, so neither switch goes with one.
 
 static inline Words addition_lexicon() { return concat(DIGITS, {"Compute", "+", "?", "The", "answer", "is", "."}); }
 
@@ -313,26 +330,107 @@ static inline std::string add_decimal(const std::string& x, const std::string& y
     return std::string(sum.rbegin(), sum.rend());
 }
 
-struct Operands {
-    std::string x, y;  // digit strings
+// How addition writes its numbers; the paper's plain format by default.
+struct DigitFormat {
+    bool reversed = false;  // least significant digit first
+    int hints = 0;          // H: a hint @0 .. @(H-1) before every digit; 0: no hints
+    bool plain() const { return !reversed && hints == 0; }
 };
 
-static inline Operands read_addition(const Words& prompt) {
-    Reader r(prompt);
-    r.expect("Compute");
-    Operands o;
-    o.x = read_digits(r);
-    r.expect("+");
-    o.y = read_digits(r);
-    r.expect("?");
-    r.finish();
-    return o;
+static inline std::string hint_word(int significance) { return "@" + std::to_string(significance); }
+
+// the next word as one of the hints, and the significance it names
+static inline int read_hint(Reader& r, int hints) {
+    std::string expected = "a hint (@0 to " + hint_word(hints - 1) + ")";
+    if (r.at_end()) r.error(expected.c_str());
+    const std::string& w = r.peek();
+    long value = w.size() > 1 && w[0] == '@' ? strtol(w.c_str() + 1, nullptr, 10) : -1;
+    if (value < 0 || value >= hints || w != hint_word((int)value)) r.error(expected.c_str());
+    r.pos++;
+    return (int)value;
 }
 
-static inline Words addition_solve(const Task&, const Words& prompt, int* length) {
-    Operands o = read_addition(prompt);
+// A number read in the format: its digit string, most significant first, and the hint on its
+// units digit (0 without hints). It may not start with 0 (in value: reversed, it may not end
+// with one), and its hints must count up by one from the units digit.
+struct WrittenNumber {
+    std::string digits;
+    int offset;
+};
+
+static inline WrittenNumber read_number(Reader& r, const DigitFormat& f) {
+    std::string written;           // the digits in the order written
+    std::vector<int> hints;        // the hint before each
+    std::vector<size_t> position;  // each digit's word number (counting from 1)
+    do {
+        if (f.hints) hints.push_back(read_hint(r, f.hints));
+        if (r.at_end() || !is_digit_word(r.peek())) r.error("a digit");
+        written += r.next("a digit")[0];
+        position.push_back(r.pos);
+    } while (!r.at_end() && (is_digit_word(r.peek()) || (f.hints && r.peek()[0] == '@')));
+    size_t n = written.size(), units = f.reversed ? 0 : n - 1, top = f.reversed ? n - 1 : 0;
+    if (n > 1 && written[top] == '0')
+        fail(f.reversed ? "word %zu: a number written least significant digit first may not end with 0"
+                        : "word %zu: a number may not start with 0", position[top]);
+    for (size_t i = 0; i < hints.size(); i++) {
+        int want = hints[units] + (int)(f.reversed ? i : n - 1 - i);
+        if (hints[i] != want)
+            fail("word %zu: this digit's hint must be '%s', not '%s': the units digit has '%s', and hints count up by one per digit",
+                 position[i] - 1, hint_word(want).c_str(), hint_word(hints[i]).c_str(), hint_word(hints[units]).c_str());
+    }
+    if (f.reversed) std::reverse(written.begin(), written.end());
+    return {written, f.hints ? hints[units] : 0};
+}
+
+// a digit string (most significant first) written in the format, its units digit hinted `offset`
+static inline Words written_number(const std::string& digits, const DigitFormat& f, int offset) {
+    Words w;
+    for (size_t i = 0, n = digits.size(); i < n; i++) {
+        size_t significance = f.reversed ? i : n - 1 - i;  // of the i-th digit written
+        if (f.hints) w.push_back(hint_word(offset + (int)significance));
+        w.push_back(std::string(1, digits[n - 1 - significance]));
+    }
+    return w;
+}
+
+struct Operands {
+    std::string x, y;  // digit strings, most significant first
+    int offset;        // the hint on both units digits (0 without hints)
+};
+
+static inline Operands read_addition(const Words& prompt, const DigitFormat& f = DigitFormat()) {
+    Reader r(prompt);
+    r.expect("Compute");
+    WrittenNumber x = read_number(r, f);
+    r.expect("+");
+    WrittenNumber y = read_number(r, f);
+    r.expect("?");
+    r.finish();
+    if (x.offset != y.offset)
+        fail("the units digits have different hints, '%s' and '%s': digits of equal significance share one",
+             hint_word(x.offset).c_str(), hint_word(y.offset).c_str());
+    return {x.digits, y.digits, x.offset};
+}
+
+// the answer in the format, hinted from the prompt's offset, which must leave a hint for its last digit
+static inline Words addition_answer(const DigitFormat& f, const Words& prompt, int* length) {
+    Operands o = read_addition(prompt, f);
+    std::string sum = add_decimal(o.x, o.y);
+    if (f.hints && o.offset + (int)sum.size() > f.hints)
+        fail("the answer has %zu digits, which from the units digits' '%s' on need hints past the last, '%s'", sum.size(),
+             hint_word(o.offset).c_str(), hint_word(f.hints - 1).c_str());
     *length = (int)std::max(o.x.size(), o.y.size());
-    return concat(concat(ANSWER_IS, digit_words(add_decimal(o.x, o.y))), {"."});
+    return concat(concat(ANSWER_IS, written_number(sum, f, o.offset)), {"."});
+}
+
+static inline Words addition_solve(const Task&, const Words& prompt, int* length) { return addition_answer(DigitFormat(), prompt, length); }
+
+// A plain prompt's numbers written in the format, hinted from an offset drawn uniformly among
+// those that leave a hint for every digit of the answer.
+static inline Words written_addition(const Words& plain, const DigitFormat& f, Rng* offsets) {
+    Operands o = read_addition(plain);
+    if (f.hints) o.offset = offsets->below(f.hints - (int)add_decimal(o.x, o.y).size() + 1);
+    return concat(concat(concat({"Compute"}, written_number(o.x, f, o.offset)), concat({"+"}, written_number(o.y, f, o.offset))), {"?"});
 }
 
 // Schoolbook addition from the least significant digit, a step per digit and one more for a
@@ -1078,455 +1176,9 @@ static inline Words pcfg_solve(const Task&, const Words& prompt, int* length) {
 }
 
 // ----------------------------------------------------------------------------
-// Neural Networks and the Chomsky Hierarchy (Delétang et al., ICLR 2023; reference/tasks.md §5.1)
-//
-// Fifteen tasks, named ch_*: regular (even pairs, modular arithmetic, parity check, cycle
-// navigation), deterministic context-free (stack manipulation, reverse string, modular arithmetic
-// with brackets, solve equation) and context-sensitive (duplicate string, missing duplicate, odds
-// first, binary addition and multiplication, compute sqrt, bucket sort). The paper's models were
-// encoder-only and read the answer off padding positions; here, as for every task in this file,
-// the prompt is a task word, the input (a word per symbol) and [SEP], and the model writes the
-// answer, then <eos>, where the paper wrote a termination token and zero padding.
-// λ is the number of input words (between the task word and [SEP]), the paper's length, except
-// where inputs can not have every length: modular arithmetic counts numbers (2λ - 1 words) and
-// missing duplicate the length of the string written twice (2λ words). Inputs are drawn as the
-// paper's repository draws them.
+// the fifteen ch_* tasks of Delétang et al. 2023, in a file of their own
 
-enum ChVariant {
-    CH_EVEN_PAIRS, CH_MODULAR_ARITHMETIC, CH_PARITY_CHECK, CH_CYCLE_NAVIGATION,         // regular
-    CH_STACK_MANIPULATION, CH_REVERSE_STRING, CH_MODULAR_BRACKETS, CH_SOLVE_EQUATION,   // deterministic context-free
-    CH_DUPLICATE_STRING, CH_MISSING_DUPLICATE, CH_ODDS_FIRST, CH_BINARY_ADDITION,       // context-sensitive
-    CH_BINARY_MULTIPLICATION, CH_COMPUTE_SQRT, CH_BUCKET_SORT, NUM_CH_VARIANTS
-};
-
-static const int CH_MODULUS = 5;  // paper: arithmetic mod 5, a 5-cycle, bucket sort over 5 symbols
-static const Words CH_BITS = {"0", "1"};
-static const Words CH_DIGITS = {"0", "1", "2", "3", "4"};
-
-// A task's words: its first word, the words its input is made of (`what` names them in errors:
-// for the arithmetic tasks, what an operand may be) and the words its answers are made of.
-struct ChWords {
-    const char* keyword;
-    const char* what;
-    Words symbols, answers;
-};
-
-static inline const ChWords& ch_words(int variant) {
-    static const ChWords table[NUM_CH_VARIANTS] = {
-        {"EvenPairs:", "a bit (0 or 1)", CH_BITS, CH_BITS},
-        {"ModularArithmetic:", "a digit (0-4)", concat(CH_DIGITS, {"+", "-", "*"}), CH_DIGITS},
-        {"ParityCheck:", "a bit (0 or 1)", CH_BITS, CH_BITS},
-        {"CycleNavigation:", "an action (-1, 0 or +1)", {"-1", "0", "+1"}, CH_DIGITS},
-        {"StackManipulation:", "a bit or an action (POP, PUSH0, PUSH1)", {"0", "1", "POP", "PUSH0", "PUSH1"}, CH_BITS},
-        {"ReverseString:", "a bit (0 or 1)", CH_BITS, CH_BITS},
-        {"ModularArithmeticBrackets:", "a digit (0-4), '-' or '('", concat(CH_DIGITS, {"+", "-", "*", "(", ")"}), CH_DIGITS},
-        {"SolveEquation:", "a digit (0-4), 'x', '-' or '('", concat(CH_DIGITS, {"+", "-", "(", ")", "x", "="}), CH_DIGITS},
-        {"DuplicateString:", "a bit (0 or 1)", CH_BITS, CH_BITS},
-        {"MissingDuplicate:", "a bit (0 or 1) or the mask _", {"0", "1", "_"}, CH_BITS},
-        {"OddsFirst:", "a bit (0 or 1)", CH_BITS, CH_BITS},
-        {"BinaryAddition:", "a bit (0 or 1) or '+'", {"0", "1", "+"}, CH_BITS},
-        {"BinaryMultiplication:", "a bit (0 or 1) or '*'", {"0", "1", "*"}, CH_BITS},
-        {"ComputeSqrt:", "a bit (0 or 1)", CH_BITS, CH_BITS},
-        {"BucketSort:", "a symbol (0-4)", CH_DIGITS, CH_DIGITS},
-    };
-    return table[variant];
-}
-
-static inline bool is_one_of(const Words& words, const std::string& w) { return std::find(words.begin(), words.end(), w) != words.end(); }
-
-template <int VARIANT>
-static inline Words ch_lexicon() {
-    const ChWords& c = ch_words(VARIANT);
-    Words words = concat({c.keyword}, c.symbols);
-    for (const std::string& w : c.answers)
-        if (!is_one_of(words, w)) words.push_back(w);
-    return concat(words, {"[SEP]"});
-}
-
-static inline Words ch_prompt(const Task& task, const Words& input) { return concat(concat({ch_words(task.variant).keyword}, input), {"[SEP]"}); }
-
-static inline Words random_symbols(Rng* rng, int n, const Words& symbols) {
-    Words w;
-    for (int i = 0; i < n; i++) w.push_back(symbols[rng->below((int)symbols.size())]);
-    return w;
-}
-
-// n bits, uniform but not all 0 (the paper's numbers are uniform in [1, 2^n - 1], zero-padded to n bits)
-static inline Words random_nonzero_bits(Rng* rng, int n) {
-    Words bits;
-    do bits = random_symbols(rng, n, CH_BITS);
-    while (!is_one_of(bits, "1"));
-    return bits;
-}
-
-// the tasks whose input is λ symbols drawn uniformly from the task's symbols
-static inline Words ch_uniform_sample(const Task& task, Rng* rng, const Bin& bin) {
-    return ch_prompt(task, random_symbols(rng, bin.length, ch_words(task.variant).symbols));
-}
-
-// "Keyword: w ... w [SEP]" -> the words between: at least one, each one of the task's symbols.
-// Input word i is prompt word i + 2, which is how the tasks below name it in an error.
-static inline Words ch_read(const Task& task, const Words& prompt) {
-    const ChWords& c = ch_words(task.variant);
-    Reader r(prompt);
-    r.expect(c.keyword);
-    Words input;
-    do {
-        if (r.at_end() || !is_one_of(c.symbols, r.peek())) r.error(input.empty() ? c.what : (std::string(c.what) + " or '[SEP]'").c_str());
-        input.push_back(r.next(c.what));
-    } while (!r.peek_is("[SEP]"));
-    r.expect("[SEP]");
-    r.finish();
-    return input;
-}
-
-// even pairs: "EvenPairs: 0 1 1 0 1 [SEP]" -> "1": three 01 or 10 pairs, an odd number (the paper's class 1)
-static inline Words even_pairs_solve(const Task& task, const Words& prompt, int* length) {
-    Words bits = ch_read(task, prompt);
-    *length = (int)bits.size();
-    int unequal = 0;
-    for (size_t i = 1; i < bits.size(); i++) unequal += bits[i] != bits[i - 1];
-    return {CH_BITS[unequal % 2]};
-}
-
-// parity check: "ParityCheck: 1 0 1 1 [SEP]" -> "1": three 1s, mod 2
-static inline Words parity_check_solve(const Task& task, const Words& prompt, int* length) {
-    Words bits = ch_read(task, prompt);
-    *length = (int)bits.size();
-    return {CH_BITS[std::count(bits.begin(), bits.end(), "1") % 2]};
-}
-
-// cycle navigation: "CycleNavigation: +1 -1 0 -1 -1 [SEP]" -> "3": from 0 on a 5-cycle, -2 steps end at 3
-static inline Words cycle_navigation_solve(const Task& task, const Words& prompt, int* length) {
-    Words actions = ch_read(task, prompt);
-    *length = (int)actions.size();
-    int position = 0;
-    for (const std::string& a : actions) position = python_mod(position + (a == "+1") - (a == "-1"), CH_MODULUS);
-    return {CH_DIGITS[position]};
-}
-
-// reverse string: "ReverseString: 1 1 0 [SEP]" -> "0 1 1"
-static inline Words reverse_string_solve(const Task& task, const Words& prompt, int* length) {
-    Words bits = ch_read(task, prompt);
-    *length = (int)bits.size();
-    return Words(bits.rbegin(), bits.rend());
-}
-
-// duplicate string: "DuplicateString: 1 0 1 [SEP]" -> "1 0 1 1 0 1"
-static inline Words duplicate_string_solve(const Task& task, const Words& prompt, int* length) {
-    Words bits = ch_read(task, prompt);
-    *length = (int)bits.size();
-    return concat(bits, bits);
-}
-
-// odds first: "OddsFirst: 0 0 1 1 0 1 0 1 [SEP]" -> "0 1 0 0 0 1 1 1": the bits at odd positions
-// counting from 1 (s1 s3 s5 s7, as the paper's text writes it), then those at even ones (s2 s4 s6 s8)
-static inline Words odds_first_solve(const Task& task, const Words& prompt, int* length) {
-    Words bits = ch_read(task, prompt);
-    *length = (int)bits.size();
-    Words odd, even;
-    for (size_t i = 0; i < bits.size(); i++) (i % 2 == 0 ? odd : even).push_back(bits[i]);  // i counts from 0
-    return concat(odd, even);
-}
-
-// bucket sort: "BucketSort: 3 0 4 1 0 [SEP]" -> "0 0 1 3 4": five symbols, sorted
-static inline Words bucket_sort_solve(const Task& task, const Words& prompt, int* length) {
-    Words symbols = ch_read(task, prompt);
-    *length = (int)symbols.size();
-    std::sort(symbols.begin(), symbols.end());  // the symbols are the digits 0-4: text order is value order
-    return symbols;
-}
-
-// stack manipulation: "StackManipulation: 0 1 1 0 PUSH1 POP POP [SEP]" -> "1 1 0": the stack 0 1 1 0,
-// bottom to top, then its actions; the final stack, top to bottom. A POP on an empty stack does
-// nothing, and an empty final stack is an empty answer (<eos> at once).
-static inline Words stack_manipulation_sample(const Task& task, Rng* rng, const Bin& bin) {
-    if (bin.length == 1) return ch_prompt(task, random_symbols(rng, 1, CH_BITS));
-    int stack = rng->between(1, bin.length - 1);
-    return ch_prompt(task, concat(random_symbols(rng, stack, CH_BITS), random_symbols(rng, bin.length - stack, {"POP", "PUSH0", "PUSH1"})));
-}
-
-static inline Words stack_manipulation_solve(const Task& task, const Words& prompt, int* length) {
-    Words input = ch_read(task, prompt);
-    *length = (int)input.size();
-    Words stack;
-    bool acting = false;  // past the stack, into the actions
-    for (size_t i = 0; i < input.size(); i++) {
-        const std::string& w = input[i];
-        bool bit = is_one_of(CH_BITS, w);
-        if (bit && acting) fail("word %zu: expected an action (POP, PUSH0, PUSH1) or '[SEP]', found '%s': the stack comes first", i + 2, w.c_str());
-        acting = !bit;
-        if (bit) stack.push_back(w);
-        else if (w != "POP") stack.push_back(w.substr(4));  // PUSH0 -> 0
-        else if (!stack.empty()) stack.pop_back();
-    }
-    return Words(stack.rbegin(), stack.rend());
-}
-
-// missing duplicate: "MissingDuplicate: 0 1 1 0 _ 1 1 0 [SEP]" -> "0": the string 0 1 1 0 written
-// twice, one of its 2λ bits masked by _; λ is the string's length
-static inline Words missing_duplicate_sample(const Task& task, Rng* rng, const Bin& bin) {
-    Words s = random_symbols(rng, bin.length, CH_BITS), twice = concat(s, s);
-    twice[rng->below(2 * bin.length)] = "_";
-    return ch_prompt(task, twice);
-}
-
-static inline Words missing_duplicate_solve(const Task& task, const Words& prompt, int* length) {
-    Words input = ch_read(task, prompt);
-    if (input.size() % 2) fail("the input has %zu words: a string written twice has an even number", input.size());
-    size_t n = input.size() / 2, masks = std::count(input.begin(), input.end(), "_");
-    if (masks != 1) fail("the input has %zu masks _: it masks exactly one bit", masks);
-    size_t mask = std::find(input.begin(), input.end(), "_") - input.begin();
-    for (size_t i = 0; i < n; i++)
-        if (input[i] != input[i + n] && i != mask % n)
-            fail("word %zu: '%s' differs from word %zu, '%s': the two halves must be the same string", i + n + 2, input[i + n].c_str(), i + 2,
-                 input[i].c_str());
-    *length = (int)n;
-    return {input[(mask + n) % (2 * n)]};
-}
-
-// ----------------------------------------------------------------------------
-// binary numbers of any length: bits least significant first, schoolbook arithmetic
-
-typedef std::vector<int> Bits;
-
-static inline Bits trimmed(Bits b) {
-    while (b.size() > 1 && b.back() == 0) b.pop_back();  // no zeros past the highest 1; zero is {0}
-    return b;
-}
-
-static inline Bits bits_add(const Bits& x, const Bits& y) {
-    Bits sum;
-    int carry = 0;
-    for (size_t i = 0; i < std::max(x.size(), y.size()) || carry; i++) {
-        carry += (i < x.size() ? x[i] : 0) + (i < y.size() ? y[i] : 0);
-        sum.push_back(carry & 1);
-        carry >>= 1;
-    }
-    return trimmed(sum);
-}
-
-static inline Bits bits_multiply(const Bits& x, const Bits& y) {
-    std::vector<long long> column(x.size() + y.size(), 0);  // column k: the 1s of x_i y_j with i + j = k
-    for (size_t i = 0; i < x.size(); i++)
-        for (size_t j = 0; j < y.size(); j++) column[i + j] += x[i] & y[j];
-    Bits product;
-    long long carry = 0;
-    for (long long c : column) {
-        carry += c;
-        product.push_back((int)(carry & 1));
-        carry >>= 1;
-    }
-    return trimmed(product);  // x y < 2^(|x| + |y|): no carry is left
-}
-
-static inline bool bits_less(const Bits& x, const Bits& y) {
-    for (size_t i = std::max(x.size(), y.size()); i-- > 0;) {
-        int a = i < x.size() ? x[i] : 0, b = i < y.size() ? y[i] : 0;
-        if (a != b) return a < b;
-    }
-    return false;
-}
-
-static inline Bits bits_subtract(const Bits& x, const Bits& y) {  // x >= y
-    Bits difference;
-    int borrow = 0;
-    for (size_t i = 0; i < x.size(); i++) {
-        int d = x[i] - (i < y.size() ? y[i] : 0) - borrow;
-        borrow = d < 0;
-        difference.push_back(d & 1);
-    }
-    return trimmed(difference);
-}
-
-static inline Bits bits_of(Words::const_iterator first, Words::const_iterator last) {  // little-endian words
-    Bits b;
-    for (auto w = first; w != last; ++w) b.push_back(*w == "1");
-    return b;
-}
-
-static inline Words bit_words(const Bits& b) {
-    Words w;
-    for (int bit : b) w.push_back(CH_BITS[bit]);
-    return w;
-}
-
-// binary addition: "BinaryAddition: 0 0 1 + 0 1 1 0 1 [SEP]" -> "0 1 0 1 1": 4 + 22 = 26, every
-// number little-endian (least significant bit first); the answer ends at its highest 1 (0 is "0")
-// binary multiplication: "BinaryMultiplication: 0 0 1 * 0 1 1 0 1 [SEP]" -> "0 0 0 1 1 0 1": 4 * 22 = 88
-// λ = every input word: both numbers and the operator (so λ >= 3). As in the paper, the first
-// number's length is uniform in 1..λ-2 and each number is uniform in [1, 2^bits - 1], zero-padded.
-static inline Words binary_operation_sample(const Task& task, Rng* rng, const Bin& bin) {
-    int a = rng->between(1, bin.length - 2);
-    Words x = random_nonzero_bits(rng, a), y = random_nonzero_bits(rng, bin.length - 1 - a);
-    return ch_prompt(task, concat(concat(x, {ch_words(task.variant).symbols[2]}), y));
-}
-
-static inline Words binary_operation_solve(const Task& task, const Words& prompt, int* length) {
-    Words input = ch_read(task, prompt);
-    const std::string& op = ch_words(task.variant).symbols[2];
-    auto at = std::find(input.begin(), input.end(), op);
-    if (at == input.end()) fail("the input has no '%s' between its two numbers", op.c_str());
-    size_t first = at - input.begin(), second = std::find(at + 1, input.end(), op) - input.begin();
-    if (first == 0 || first + 1 == input.size()) fail("word %zu: '%s' needs a number on each side", first + 2, op.c_str());
-    if (second < input.size()) fail("word %zu: a second '%s' (the input is two numbers)", second + 2, op.c_str());
-    *length = (int)input.size();
-    Bits x = bits_of(input.begin(), at), y = bits_of(at + 1, input.end());
-    return bit_words(task.variant == CH_BINARY_ADDITION ? bits_add(x, y) : bits_multiply(x, y));
-}
-
-// compute sqrt: "ComputeSqrt: 1 0 0 1 0 1 [SEP]" -> "1 1 0": ⌊√37⌋ = 6, big-endian, in ⌈λ/2⌉ bits
-// with leading zeros kept, as the paper's outputs (the root of a λ-bit number has at most that many).
-// The schoolbook method: bring down two bits of n at a time (rest = 4 rest + them); the root's next
-// bit is 1 iff rest >= 4 root + 1, which is then taken off the rest.
-static inline Words compute_sqrt_sample(const Task& task, Rng* rng, const Bin& bin) { return ch_prompt(task, random_nonzero_bits(rng, bin.length)); }
-
-static inline Words compute_sqrt_solve(const Task& task, const Words& prompt, int* length) {
-    Words n = ch_read(task, prompt);
-    *length = (int)n.size();
-    if (n.size() % 2) n.insert(n.begin(), "0");
-    Bits root, rest;  // least significant first
-    for (size_t i = 0; i < n.size(); i += 2) {
-        rest.insert(rest.begin(), {n[i + 1] == "1", n[i] == "1"});
-        Bits trial = root;
-        trial.insert(trial.begin(), {1, 0});
-        bool one = !bits_less(rest, trial);
-        if (one) rest = bits_subtract(rest, trial);
-        root.insert(root.begin(), one);
-    }
-    Words answer = bit_words(root);  // ⌈λ/2⌉ bits: one per pair
-    return Words(answer.rbegin(), answer.rend());
-}
-
-// ----------------------------------------------------------------------------
-// modular arithmetic, with and without brackets, and solve equation: one reader, recursive descent
-// with the usual precedence, mod 5:
-//     sum -> product (('+' | '-') product)*      product -> operand ('*' operand)*
-//     operand -> digit | '-' operand | '(' sum ')' | 'x'
-// Each task takes its part of it: without brackets digits and operators alternate (no brackets,
-// no unary minus); equations have no '*' and one 'x'.
-
-static const int CH_MAX_DEPTH = 1000;  // deeper nesting in a prompt is refused, not recursed into
-
-struct ModParser {
-    Reader& r;
-    int variant, x;  // x: the value 'x' stands for
-    int numbers = 0, xs = 0;
-
-    int sum(int depth) {
-        int v = product(depth);
-        while (r.peek_is("+") || r.peek_is("-")) {
-            bool minus = r.next("an operator") == "-";
-            v = python_mod(minus ? v - product(depth) : v + product(depth), CH_MODULUS);
-        }
-        return v;
-    }
-    int product(int depth) {
-        int v = operand(depth);
-        while (variant != CH_SOLVE_EQUATION && r.accept("*")) v = v * operand(depth) % CH_MODULUS;
-        return v;
-    }
-    int operand(int depth) {
-        if (depth > CH_MAX_DEPTH) fail("word %zu: brackets and signs nested deeper than %d", r.pos + 1, CH_MAX_DEPTH);
-        bool nested = variant != CH_MODULAR_ARITHMETIC;
-        if (nested && r.accept("-")) return python_mod(-operand(depth + 1), CH_MODULUS);
-        if (nested && r.accept("(")) {
-            int v = sum(depth + 1);
-            r.expect(")");
-            return v;
-        }
-        if (variant == CH_SOLVE_EQUATION && r.accept("x")) return xs++, x;
-        if (r.at_end() || !is_one_of(CH_DIGITS, r.peek())) r.error(ch_words(variant).what);
-        numbers++;
-        return r.next("a digit")[0] - '0';
-    }
-};
-
-// modular arithmetic: "ModularArithmetic: 1 + 2 * 3 [SEP]" -> "2": 1 + 6 = 7 = 2 mod 5; λ = numbers
-// with brackets: "ModularArithmeticBrackets: ( ( 1 * - 2 ) - 3 ) [SEP]" -> "0": -2 - 3 = -5; λ = words
-static inline Words modular_arithmetic_solve(const Task& task, const Words& prompt, int* length) {
-    Reader r(prompt);
-    r.expect(ch_words(task.variant).keyword);
-    ModParser p{r, task.variant, 0};
-    int value = p.sum(0);
-    if (!r.peek_is("[SEP]")) r.error(task.variant == CH_MODULAR_ARITHMETIC ? "an operator (+, -, *) or '[SEP]'" : "an operator (+, -, *), ')' or '[SEP]'");
-    r.expect("[SEP]");
-    r.finish();
-    *length = task.variant == CH_MODULAR_ARITHMETIC ? p.numbers : (int)prompt.size() - 2;
-    return {CH_DIGITS[value]};
-}
-
-static inline Words modular_arithmetic_sample(const Task& task, Rng* rng, const Bin& bin) {
-    Words input;
-    for (int i = 0; i < bin.length; i++) {
-        if (i > 0) input.push_back(random_symbols(rng, 1, {"+", "-", "*"})[0]);
-        input.push_back(CH_DIGITS[rng->below(CH_MODULUS)]);
-    }
-    return ch_prompt(task, input);
-}
-
-// An expression of exactly n words, as the paper's generator splits n: 1-4 words are d, - d, ( d )
-// and ( - d ); longer ones ( left op right ), the left one's length uniform in 1..n-4.
-static inline void bracketed_expression(Rng* rng, int n, bool multiply, Words* out) {
-    if (n <= 4) {
-        const std::string& d = CH_DIGITS[rng->below(CH_MODULUS)];
-        const Words shapes[] = {{d}, {"-", d}, {"(", d, ")"}, {"(", "-", d, ")"}};
-        out->insert(out->end(), shapes[n - 1].begin(), shapes[n - 1].end());
-        return;
-    }
-    int left = rng->between(1, n - 4);
-    out->push_back("(");
-    bracketed_expression(rng, left, multiply, out);
-    out->push_back(random_symbols(rng, 1, multiply ? Words{"+", "-", "*"} : Words{"+", "-"})[0]);
-    bracketed_expression(rng, n - 3 - left, multiply, out);
-    out->push_back(")");
-}
-
-static inline Words modular_brackets_sample(const Task& task, Rng* rng, const Bin& bin) {
-    Words input;
-    bracketed_expression(rng, bin.length, true, &input);
-    return ch_prompt(task, input);
-}
-
-// solve equation: "SolveEquation: ( x - - 2 ) = 4 [SEP]" -> "2": the digit x stands for; λ = every
-// input word, '=' and the value included (so λ >= 3). The expression has only + and -, and x once,
-// so its value is c + x or c - x: exactly one x in 0..4 solves it. The solver checks that by
-// trying all five, and refuses an equation that has no solution or several.
-static inline Words solve_equation_sample(const Task& task, Rng* rng, const Bin& bin) {
-    Words e;
-    bracketed_expression(rng, bin.length - 2, false, &e);
-    Reader r(e);
-    int value = ModParser{r, CH_MODULAR_BRACKETS, 0}.sum(0);
-    size_t at = rng->below((int)e.size());  // as the paper: a uniform position, then the first digit from there on
-    while (!is_one_of(CH_DIGITS, e[at])) at = (at + 1) % e.size();
-    e[at] = "x";
-    return ch_prompt(task, concat(e, {"=", CH_DIGITS[value]}));
-}
-
-// the value of the equation's left side minus its right side, with x standing for `x`
-static inline int equation_difference(const Task& task, const Words& prompt, int x) {
-    Reader r(prompt);
-    r.expect(ch_words(task.variant).keyword);
-    ModParser p{r, task.variant, x};
-    int left = p.sum(0);
-    if (!r.peek_is("=")) r.error("an operator (+, -), ')' or '='");
-    r.expect("=");
-    if (r.at_end() || !is_one_of(CH_DIGITS, r.peek())) r.error("a digit (0-4)");
-    int right = r.next("a digit")[0] - '0';
-    r.expect("[SEP]");
-    r.finish();
-    if (p.xs != 1) fail("the equation has %d x's: it has exactly one", p.xs);
-    return python_mod(left - right, CH_MODULUS);
-}
-
-static inline Words solve_equation_solve(const Task& task, const Words& prompt, int* length) {
-    int solutions = 0, solution = 0;
-    for (int x = 0; x < CH_MODULUS; x++)
-        if (equation_difference(task, prompt, x) == 0) solutions++, solution = x;
-    if (solutions != 1) fail("the equation has %d solutions in 0..4: it must have exactly one", solutions);
-    *length = (int)prompt.size() - 2;
-    return {CH_DIGITS[solution]};
-}
+#include "chomsky.h"
 
 // ----------------------------------------------------------------------------
 // the task table
@@ -1722,7 +1374,36 @@ struct DataConfig {
     int test_max = 0;
     bool bos = false;         // --bos: every sequence starts with <bos>, as Theorem 1's proof needs (the paper had none)
     int scratchpad = SCRATCHPAD_NONE;  // --scratchpad: an index into SCRATCHPAD_FORMATS
+    bool reverse_digits = false;  // --reverse-digits: addition's numbers least significant digit first (McLeish et al. 2024)
+    bool index_hints = false;     // --index-hints: a hint word before each of addition's digits (Zhou et al. 2024)
 };
+
+// Refuses number-format switches where they do not apply: they are addition's only, and its
+// scratchpads are written in the plain format.
+static inline void check_digit_format(const Task& task, const DataConfig& data) {
+    if (!data.reverse_digits && !data.index_hints) return;
+    const char* flag = data.reverse_digits ? "--reverse-digits" : "--index-hints";
+    if (strcmp(task.name, "addition") != 0) fail("%s is for the addition task only, not %s", flag, task.name);
+    if (data.scratchpad != SCRATCHPAD_NONE)
+        fail("%s does not go with a scratchpad: addition's scratchpads are written in the plain format (--scratchpad none)", flag);
+}
+
+// Addition's number format under a data configuration. H, the number of hints, is the longest
+// test answer's digit count (the longest test operand's and one for a carry) and one more, so
+// that even the longest answers start at one of two offsets. It follows --test-max: with
+// --index-hints, changing the test lengths moves every example's hints (never its numbers).
+static inline DigitFormat digit_format(const Task& task, const DataConfig& data) {
+    check_digit_format(task, data);
+    int test_max = data.test_max ? data.test_max : task.test_max;
+    return {data.reverse_digits, data.index_hints ? test_max + 2 : 0};
+}
+
+// The gold target of a prompt and its λ under a data configuration: the answer in addition's
+// number format, or the task's target with the configuration's scratchpad.
+static inline Words data_target(const Task& task, const DataConfig& data, const Words& prompt, int* length) {
+    DigitFormat f = digit_format(task, data);
+    return f.plain() ? task_target(task, data.scratchpad, prompt, length) : addition_answer(f, prompt, length);
+}
 
 // ----------------------------------------------------------------------------
 // vocabulary
@@ -1732,6 +1413,7 @@ enum { PAD_ID = 0, EOS_ID = 1 };
 struct Vocab {
     Words words;                               // id -> word
     std::unordered_map<std::string, int> ids;  // word -> id
+    std::vector<bool> is_digit;                // id -> is the word a digit, "0" to "9"
 
     int size() const { return (int)words.size(); }
     int id(const std::string& word) const {
@@ -1740,13 +1422,16 @@ struct Vocab {
     }
 };
 
-// <pad>, <eos>, the task's words, with a scratchpad the words it adds, and with --bos a last
-// word <bos> (last, so that every other word keeps its id with or without it)
+// <pad>, <eos>, the task's words, with a scratchpad the words it adds, with --index-hints the
+// hints @0 .. @(H-1), and with --bos a last word <bos>. Each group comes after the ones before
+// it, so that a word's id never depends on the switches after it; <bos> is last, so that every
+// other word keeps its id with or without it.
 static inline Vocab make_vocab(const Task& task, const DataConfig& data = DataConfig()) {
     Vocab v;
     auto add = [&](const std::string& w) {
         if (!v.ids.emplace(w, v.size()).second) fail("internal error: word '%s' twice in the %s vocabulary", w.c_str(), task.name);
         v.words.push_back(w);
+        v.is_digit.push_back(is_digit_word(w));
     };
     for (const std::string& w : concat({"<pad>", "<eos>"}, task.lexicon())) add(w);
     if (data.scratchpad != SCRATCHPAD_NONE) {
@@ -1754,17 +1439,34 @@ static inline Vocab make_vocab(const Task& task, const DataConfig& data = DataCo
         for (const std::string& w : scratchpad_lexicon(task))
             if (v.id(w) < 0) add(w);
     }
+    DigitFormat format = digit_format(task, data);
+    for (int i = 0; i < format.hints; i++) add(hint_word(i));
     if (data.bos) add("<bos>");
     return v;
 }
 
-// The gold target of a prompt written as text, checking every word against the vocabulary.
-static inline Words task_answer(const Task& task, const Vocab& vocab, const std::string& line, int* length, int scratchpad = SCRATCHPAD_NONE) {
+// Abacus indices (McLeish et al. 2024): 0 for a word that is not a digit, and 1, 2, 3, ... along
+// each maximal run of digit words, in the order written (with --reverse-digits, 1 is a number's
+// units digit; with --index-hints every digit is a run of its own, so every index is 1).
+static inline void abacus_indices(const Vocab& vocab,
+                                  const int* tokens,  // (n,) ids of this vocabulary
+                                  int n,
+                                  int* out) {         // (n,)
+    int run = 0;  // digits so far in the current run
+    for (int t = 0; t < n; t++) {
+        run = vocab.is_digit[tokens[t]] ? run + 1 : 0;
+        out[t] = run;
+    }
+}
+
+// The gold target of a prompt written as text, under the data configuration the vocabulary was
+// made with, checking every word against the vocabulary.
+static inline Words task_answer(const Task& task, const Vocab& vocab, const std::string& line, int* length, const DataConfig& data = DataConfig()) {
     Words prompt = split_words(line);
     if (prompt.empty()) fail("empty prompt");
     for (size_t i = 0; i < prompt.size(); i++)
         if (vocab.id(prompt[i]) < 0) fail("word %zu: '%s' is not in the %s vocabulary", i + 1, prompt[i].c_str(), task.name);
-    return task_target(task, scratchpad, prompt, length);
+    return data_target(task, data, prompt, length);
 }
 
 // ----------------------------------------------------------------------------
@@ -1811,6 +1513,7 @@ static inline LengthSplit length_split(const Task& task, const DataConfig& confi
         if (sizes[k] < 1 || sizes[k] > MAX_SPLIT_SIZE)
             fail("--%s-size %d is out of range [1, %d]", SPLIT_NAMES[k], sizes[k], MAX_SPLIT_SIZE);
     check_scratchpad(task, config.scratchpad);
+    check_digit_format(task, config);
     return s;
 }
 
@@ -1828,9 +1531,9 @@ static inline std::vector<Bin> task_bins(const Task& task, int lo, int hi) {
     return bins;
 }
 
-static inline void add_example(Split* split, const Task& task, const Vocab& vocab, int scratchpad, const Words& prompt, const int* expected_length) {
+static inline void add_example(Split* split, const Task& task, const Vocab& vocab, const DataConfig& config, const Words& prompt, const int* expected_length) {
     int length = 0;
-    Words target = task_target(task, scratchpad, prompt, &length);
+    Words target = data_target(task, config, prompt, &length);
     if (expected_length && length != *expected_length)
         fail("internal error: %s generated length %d for a bin of length %d", task.name, length, *expected_length);
     for (const std::string& w : concat(prompt, target)) {
@@ -1859,15 +1562,22 @@ static inline Split shuffled(const Split& in, Rng rng) {
 }
 
 // Generated tasks: `size` examples spread evenly over the bins (the first size % bins bins
-// get one more), each bin drawn from its own stream, then shuffled.
+// get one more), each bin drawn from its own stream, then shuffled. Addition's number formats
+// rewrite the plain prompts, drawing hint offsets from a second stream per bin.
 static inline Split sampled_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind, int size, int lo, int hi) {
     uint64_t task_key = hash_string(task.name);
+    DigitFormat format = digit_format(task, config);
     std::vector<Bin> bins = task_bins(task, lo, hi);
     Split split;
     for (size_t k = 0; k < bins.size(); k++) {
         int count = size / (int)bins.size() + ((int)k < size % (int)bins.size());
-        Rng rng = rng_stream(config.seed, task_key, kind, (uint64_t)bins[k].a << 32 | (uint32_t)bins[k].b);
-        for (int i = 0; i < count; i++) add_example(&split, task, vocab, config.scratchpad, task.sample(task, &rng, bins[k]), &bins[k].length);
+        uint64_t bin_key = (uint64_t)bins[k].a << 32 | (uint32_t)bins[k].b;
+        Rng rng = rng_stream(config.seed, task_key, kind, bin_key), offsets = rng_stream(config.seed, hash_string("index hints"), kind, bin_key);
+        for (int i = 0; i < count; i++) {
+            Words prompt = task.sample(task, &rng, bins[k]);
+            if (!format.plain()) prompt = written_addition(prompt, format, &offsets);
+            add_example(&split, task, vocab, config, prompt, &bins[k].length);
+        }
     }
     return shuffled(split, rng_stream(config.seed, task_key, kind, ~0ULL));
 }
@@ -1880,8 +1590,8 @@ static inline Split enumerated_split(const Task& task, const Vocab& vocab, const
     for (const Words& prompt : task.enumerate()) {
         int length = 0;
         task.solve(task, prompt, &length);
-        if (length >= lengths.train_min && length <= lengths.train_max) add_example(&in_distribution, task, vocab, config.scratchpad, prompt, nullptr);
-        if (length > lengths.train_max && length <= lengths.test_max) add_example(&out_of_distribution, task, vocab, config.scratchpad, prompt, nullptr);
+        if (length >= lengths.train_min && length <= lengths.train_max) add_example(&in_distribution, task, vocab, config, prompt, nullptr);
+        if (length > lengths.train_max && length <= lengths.test_max) add_example(&out_of_distribution, task, vocab, config, prompt, nullptr);
     }
     uint64_t task_key = hash_string(task.name);
     Split pool = shuffled(kind == SPLIT_TEST ? out_of_distribution : in_distribution, rng_stream(config.seed, task_key, kind == SPLIT_TEST));

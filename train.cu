@@ -68,6 +68,8 @@ struct RunConfig {
     // UNSET (which no flag can give) means: the model preset's value
     int layers = UNSET, d_model = UNSET, heads = UNSET, d_ff = UNSET;
     double rope_frac = 0.25, dropout = UNSET;
+    int random_positions = 0;           // L: training positions drawn from 0 .. L-1; 0: off
+    int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     double lr = UNSET;
     double warmup_frac = 0.06, weight_decay = 0.05, grad_clip = 1.0;
@@ -152,6 +154,13 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--bos", FLAG_SWITCH, &c->data.bos, true, DATA, "start every sequence with a <bos> token (Theorem 1's first token; the paper had none)"},
         {"--scratchpad", FLAG_CHOICE, &c->data.scratchpad, true, DATA | ANSWER,
          "steps before the answer (paper §6): none, full, minimal or no-input/comp/output/vars/remaining", row_names(SCRATCHPAD_FORMATS)},
+        // (saved flags are checkpoint fields in table order: a new one goes after the last)
+        {"--reverse-digits", FLAG_SWITCH, &c->data.reverse_digits, true, DATA | ANSWER, "addition: every number least significant digit first (Abacus's format)"},
+        {"--index-hints", FLAG_SWITCH, &c->data.index_hints, true, DATA | ANSWER, "addition: a hint word @k before each digit names its place (Zhou et al. 2024)"},
+        {"--random-positions", FLAG_INT, &c->random_positions, true, MODEL,
+         "train at sorted positions drawn from 0..L-1, evaluate at 0..n-1 (Ruoss et al. 2023); 0: off"},
+        {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
+         "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
         {"--force", FLAG_SWITCH, &c->force, false, TRAIN, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
@@ -289,6 +298,15 @@ static void check_fits(const char* where, double needed, double available, const
 }
 
 // Fills in what the presets decide and checks what no model or task check covers.
+// What of a configuration the GPU path does not run yet, or "": the later PEs, drawn positions
+// and RoPE scaling have CPU code only so far (issue 13).
+static std::string gpu_lacks(const RunConfig& c) {
+    if (find_pe(c.pe) >= NUM_PAPER_PES) return "--pe " + c.pe;
+    if (c.random_positions > 0) return "--random-positions";
+    if (c.rope_scaling != ROPE_UNSCALED) return "--rope-scaling";
+    return "";
+}
+
 static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
@@ -306,7 +324,9 @@ static void resolve_config(RunConfig* c) {
             if (c->dropout == UNSET) c->dropout = d.dropout;
         }
     ModelConfig architecture{c->layers, c->d_model, c->heads, c->d_ff, 1, 1, find_pe(c->pe), (float)c->rope_frac, (float)c->dropout};
-    validate_model_config(architecture);  // now, before any data is built; vocabulary and length come later
+    architecture.random_positions = c->random_positions;
+    validate_model_config(architecture);
+    if (c->rope_scaling != ROPE_UNSCALED && architecture.pe != PE_ROPE) fail("--rope-scaling rescales RoPE's angles: it needs --pe rope, not %s", c->pe.c_str());  // now, before any data is built; vocabulary and length come later
     // parameters, gradients and AdamW state alone: a model too large for any machine is refused
     // before its data is built (make_model checks everything, activations included)
     check_fits("the host", model_bytes(architecture, 0), host_available_bytes(), architecture, 0);
@@ -321,6 +341,7 @@ static void resolve_config(RunConfig* c) {
     if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
 #ifdef __CUDACC__
     if (c->device == "gpu" && !gpu_present()) fail("--device gpu: no CUDA device is visible");
+    if (c->device == "gpu" && !gpu_lacks(*c).empty()) fail("--device gpu: %s has no GPU kernels yet (--device cpu runs it)", gpu_lacks(*c).c_str());
 #else
     if (c->device == "gpu") fail("--device gpu: this build has no GPU path (nvcc was not on the PATH when it was built)");
 #endif
@@ -385,7 +406,11 @@ static Progress restore_run(const Header& h, RunConfig* c) {
 struct Batch {
     int B = 0, T = 0;
     std::vector<int> tokens, targets;  // (B, T)
+    std::vector<int> lengths;          // (B) each sequence's tokens before its padding
+    std::vector<int> positions;        // (B, T) drawn by draw_positions; empty: 0 .. T-1
     long real_tokens = 0;              // tokens that are not padding
+
+    const int* drawn_positions() const { return positions.empty() ? nullptr : positions.data(); }
 };
 
 static void fill_batch(Batch* batch, const Split& split, const std::vector<int>& examples) {
@@ -394,6 +419,8 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
     for (int e : examples) batch->T = std::max(batch->T, split.example_len(e));
     batch->tokens.assign((size_t)batch->B * batch->T, PAD_ID);
     batch->targets.assign((size_t)batch->B * batch->T, -1);
+    batch->lengths.clear();
+    batch->positions.clear();
     batch->real_tokens = 0;
     for (int b = 0; b < batch->B; b++) {
         int e = examples[b], len = split.example_len(e);
@@ -401,6 +428,23 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
         std::copy(split.example(e), split.example(e) + len, tokens);
         for (int t = split.prompt_len[e] - 1; t < len - 1; t++) batch->targets[(size_t)b * batch->T + t] = tokens[t + 1];
         batch->real_tokens += len;
+        batch->lengths.push_back(len);
+    }
+}
+
+// --random-positions L: each training sequence's n positions, n distinct values of 0 .. L-1 in
+// increasing order, uniformly over all such sets (Ruoss et al. 2023). Selection sampling draws
+// them in one pass: position p is taken with probability (still needed) / (still available).
+// A function of (seed, step) alone, like the batches, so a resumed run draws the same.
+static void draw_positions(Batch* batch, int L, uint64_t seed, int step) {
+    batch->positions.assign((size_t)batch->B * batch->T, 0);
+    for (int b = 0; b < batch->B; b++) {
+        Rng rng = rng_stream(seed, hash_string("positions"), step, b);
+        int* pos = batch->positions.data() + (size_t)b * batch->T;
+        int n = batch->lengths[b], taken = 0;
+        for (int p = 0; p < L && taken < n; p++)
+            if (rng.below(L - p) < n - taken) pos[taken++] = p;
+        for (int t = n; t < batch->T; t++) pos[t] = pos[n - 1];  // padding: any position in range will do
     }
 }
 
@@ -475,8 +519,8 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
         return true;
     }
 #endif
-    *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
-    model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
+    *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.drawn_positions());
+    model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, batch.drawn_positions());
     *grad_norm = clip_gradients(&r->model, c.grad_clip);
     if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
     adamw_update(&r->model, o, lr_at(o, step), step + 1);
@@ -524,7 +568,7 @@ static void host_to_device(Run* r) {
 // the machine has a CUDA device
 static bool wants_gpu(const RunConfig& c) {
 #ifdef __CUDACC__
-    return c.device != "cpu" && gpu_present();
+    return c.device != "cpu" && gpu_present() && gpu_lacks(c).empty();
 #else
     return (void)c, false;
 #endif
@@ -550,7 +594,8 @@ static void make_model(Run* r, const ModelConfig& mc) {
         return;
     }
 #endif
-    printf("device: CPU, %d threads\n", omp_get_max_threads());
+    std::string why = c.device == "auto" && !gpu_lacks(c).empty() ? " (" + gpu_lacks(c) + " has no GPU kernels yet)" : "";
+    printf("device: CPU, %d threads%s\n", omp_get_max_threads(), why.c_str());
 }
 
 // ----------------------------------------------------------------------------
@@ -621,6 +666,19 @@ static Verdict decode_from(Run* r, const Split& split, int e, int at, int token)
     return grade_output(gold, said, ended);
 }
 
+// --rope-scaling: RoPE's tables for a batch of sequences up to T tokens, scaled by
+// s = T / (longest training sequence) where that is above 1: the dynamic form, so every batch
+// within the training lengths (all of validation) keeps plain RoPE. T = 0 restores them.
+// Evaluation runs on the CPU with it (gpu_lacks), so the host tables are the ones in use.
+static void scale_rope_for(Run* r, int T) {
+    if (r->config->rope_scaling == ROPE_UNSCALED) return;
+    const ModelConfig& mc = r->model.config;
+    int train_len = train_split(*r).max_example_len();
+    RopeScaling s{r->config->rope_scaling, (double)T / train_len, train_len};
+    if (s.factor <= 1) s = RopeScaling();
+    r->model.pe_tables = make_pe_tables(mc.pe, mc.C, mc.NH, rope_dims(mc.HS(), mc.rope_frac), mc.max_pos(), s);
+}
+
 // Greedy decoding reproduces the gold target (and stops at <eos>) iff, with the gold prefix fed
 // in, the argmax at every target position is the gold token: each greedy step then sees exactly
 // the teacher-forced prefix. So one forward pass per batch decides exact match. It decides more:
@@ -653,6 +711,7 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
     for (size_t first = 0; first < order.size(); first += batch_size) {
         std::vector<int> examples(order.begin() + first, order.begin() + std::min(order.size(), first + (size_t)batch_size));
         fill_batch(&batch, split, examples);
+        scale_rope_for(r, batch.T);
         const float* logits = device_logits(r, batch);
         std::vector<Difference> to_decode;  // decoded after the batch: decoding overwrites the CPU's logits
         for (int b = 0; b < batch.B; b++) {
@@ -679,6 +738,7 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
         }
         progress();
     }
+    scale_rope_for(r, 0);
     return graded;
 }
 
@@ -914,6 +974,7 @@ static void train(Run* r, int stop_at) {
     for (int step = r->progress.step; step < std::min(c.steps, stop_at) && !stop_signal; step++) {
         auto step_start = std::chrono::steady_clock::now();
         fill_batch(&batch, train_split(*r), sampler.examples(step, c.batch));
+        if (c.random_positions > 0) draw_positions(&batch, c.random_positions, c.seed, step);
         double loss = 0, grad_norm = 0;
         bool updated = train_step(r, batch, step, &loss, &grad_norm);
         in_a_row = updated ? 0 : in_a_row + 1;
@@ -962,7 +1023,9 @@ static void report(Run* r, bool write_files) {
     std::string skipped = r->progress.skipped ? "; " + std::to_string(r->progress.skipped) + " steps skipped as not finite" : "";
     bool scratchpad = c.data.scratchpad != SCRATCHPAD_NONE;
     std::string format = scratchpad ? std::string(", scratchpad ") + SCRATCHPAD_FORMATS[c.data.scratchpad].name : "";
-    printf("\n%s%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), format.c_str(), c.pe.c_str(),
+    std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
+    std::string pe = c.pe + scaling;
+    printf("\n%s%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), format.c_str(), pe.c_str(),
            c.layers, c.d_model, r->progress.best_step, skipped.c_str());
     print_accuracy_table(stdout, valid, test);
     printf("per-token accuracy (teacher-forced, <eos> included): valid %.3f, test %.3f\n", graded_valid.tokens.all.accuracy(),
@@ -973,7 +1036,8 @@ static void report(Run* r, bool write_files) {
     }
     if (!write_files) return;
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
-                       std::to_string(c.seed) + ",\n  \"steps\": " + std::to_string(c.steps) + ",\n  \"best_step\": " +
+                       std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] + "\",\n  \"steps\": " +
+                       std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
                        ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
                        ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
@@ -1002,6 +1066,9 @@ static void build(Run* r) {
     int max_T = 0;
     for (const Split& s : r->data.splits) max_T = std::max(max_T, s.max_example_len());
     ModelConfig mc{c.layers, c.d_model, c.heads, c.d_ff, r->data.vocab.size(), max_T, find_pe(c.pe), (float)c.rope_frac, (float)c.dropout};
+    mc.random_positions = c.random_positions;
+    if (c.random_positions > 0 && c.random_positions < max_T)
+        fail("--random-positions %d is below the longest sequence, %d tokens: a sequence's positions are distinct values below L", c.random_positions, max_T);
     printf("%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
            c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
            r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
@@ -1087,6 +1154,7 @@ static void run_training(RunConfig* c) {
 // example beside it (FILE.valid.svg, FILE.test.svg).
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
+    if (c.rope_scaling != ROPE_UNSCALED) fail("--dump-attention dumps the model as trained: it does not take --rope-scaling");
     Model& m = r->model;  // the host copy: on the CPU, batch 1 fits whatever device trained it
     AttentionDump dump;
     dump.L = m.config.L, dump.NH = m.config.NH;
@@ -1270,7 +1338,7 @@ static void answer_prompts(const Task& task, const DataConfig& data) {
         if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
         int length = 0;
         try {
-            printf("%s\n", join_words(task_answer(task, vocab, line, &length, data.scratchpad)).c_str());
+            printf("%s\n", join_words(task_answer(task, vocab, line, &length, data)).c_str());
         } catch (const Error& e) {
             fail("line %d: %s", number, e.what());
         }

@@ -74,9 +74,9 @@ static void test_embedding_matches_cpu(void) {
     std::vector<float> wte = random_floats(V * C, 2), dout = random_floats(B * T * C, 3), out(B * T * C), dwte = random_floats(V * C, 4);
     Device<int> d_tokens(tokens);
     Device<float> d_wte(wte), d_dout(dout), d_out(out), d_dwte(dwte);
-    embedding_forward(out.data(), tokens.data(), wte.data(), pe_view(tables), B, T, C, 0);
-    embedding_backward(dwte.data(), dout.data(), tokens.data(), B, T, C);
-    embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_wte.ptr, pe, B, T, C);
+    embedding_forward(out.data(), tokens.data(), nullptr, wte.data(), (const float*)nullptr, pe_view(tables), B, T, C, 0);
+    embedding_backward(dwte.data(), (float*)nullptr, dout.data(), tokens.data(), nullptr, pe_view(tables), B, T, C);
+    embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_wte.ptr, nullptr, pe, B, T, C);
     embedding_backward_gpu(d_dwte.ptr, d_dout.ptr, d_tokens.ptr, B, T, C, V);
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), "embedding out");
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dwte.data(), d_dwte.host().data(), dwte.size(), "dwte");
@@ -168,7 +168,7 @@ static void test_attention_matches_cpu_for_every_pe(void) {
     REQUIRE_GPU();
     const int B = 2, T = 37, C = 48, NH = 3;  // T above one warp's 32 lanes
     Cublas cublas(PRECISION_FP32);
-    for (int p = 0; p < NUM_PES; p++) {
+    for (int p = 0; p < NUM_PAPER_PES; p++) {  // the later PEs have no GPU kernels yet
         ModelConfig config{1, C, NH, 8, 8, T, (PEKind)p, 0.5f, TEST_DROPOUT.p};
         PETables tables = make_pe_tables((PEKind)p, C, NH, rope_dims(C / NH, 0.5f), T);
         GpuModel memory;
@@ -179,11 +179,15 @@ static void test_attention_matches_cpu_for_every_pe(void) {
         std::vector<float> out(B * T * C), att(B * NH * T * T), dqkv(qkv.size(), 0), dscores(att.size()), dtable = random_floats(table.size(), 25);
         Device<float> d_qkv(qkv), d_table(table), d_dout(dout), d_out(out), d_att(att), d_dqkv(dqkv), d_dscores(dscores), d_dtable(dtable);
 
-        rotate_qk_forward(qkv.data(), pe_view(tables), B, T, C, NH, 0);
-        attention_forward(out.data(), att.data(), qkv.data(), table.data(), pe_view(tables), TEST_DROPOUT, key, B, T, C, NH, 0);
+        // the CPU reference, as model_forward / model_backward compose it (one shared bias plane)
+        std::vector<float> bias(NH * T * T, 0), dbias(NH * T * T, 0);
+        if (pe_has_score_bias((PEKind)p)) pe_bias_forward(bias.data(), table.data(), nullptr, pe_view(tables), 1, T, NH, 0);
+        rotate_qk_forward(qkv.data(), nullptr, pe_view(tables), B, T, C, NH, 0);
+        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, TEST_DROPOUT, key, B, T, C, NH, 0);
         attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), TEST_DROPOUT, key, B, T, C, NH);
-        pe_bias_backward(dtable.data(), dscores.data(), pe_view(tables), B, T, NH);
-        rotate_qk_backward(dqkv.data(), pe_view(tables), B, T, C, NH);
+        pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
+        pe_bias_backward(dtable.data(), dbias.data(), table.data(), nullptr, pe_view(tables), 1, T, NH, pe_param_count((PEKind)p, C, NH, T));
+        rotate_qk_backward(dqkv.data(), nullptr, pe_view(tables), B, T, C, NH);
 
         rotate_qk_forward_gpu(d_qkv.ptr, pe, B, T, C, NH);
         attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, d_table.ptr, pe, TEST_DROPOUT, key, B, T, C, NH, &w);
@@ -265,7 +269,7 @@ static std::vector<float> gpu_grads(const GpuModel& g) {
 
 static void test_training_step_matches_cpu_for_every_pe(void) {
     REQUIRE_GPU();
-    for (int p = 0; p < NUM_PES; p++) {
+    for (int p = 0; p < NUM_PAPER_PES; p++) {  // the later PEs have no GPU kernels yet
         SmallSetup s((PEKind)p, 0.1f, 5);
         GpuModel g;
         gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);

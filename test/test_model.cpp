@@ -77,12 +77,22 @@ static void test_matmul_backward_matches_finite_differences(void) {
 static void test_embedding_backward_matches_finite_differences(void) {
     const int B = 2, T = 4, C = 6, V = 5;
     const int tokens[B * T] = {1, 3, 3, 0, 4, 1, 1, 2};  // repeated tokens: their gradients add
-    PETables tables = make_pe_tables(PE_APE, C, 1, 0, T);
-    std::vector<double> wte = random_vector(V * C, 7), dout = random_vector(B * T * C, 8), out(B * T * C), dwte(V * C, 0);
-    auto loss = [&] { embedding_forward(out.data(), tokens, wte.data(), pe_view(tables), B, T, C, 0); return weighted_sum(out, dout); };
-    loss();
-    embedding_backward(dwte.data(), dout.data(), tokens, B, T, C);
-    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(wte, loss).data(), dwte.data(), V * C, "dwte");
+    const int positions[B * T] = {0, 5, 2, 7, 1, 1, 3, 6};  // drawn positions, one repeated: its gradients add
+    for (PEKind kind : {PE_APE, PE_APE_LEARNED}) {
+        const int max_pos = 8;
+        PETables tables = make_pe_tables(kind, C, 1, 0, max_pos);
+        std::vector<double> wte = random_vector(V * C, 7), dout = random_vector(B * T * C, 8), out(B * T * C), dwte(V * C, 0);
+        std::vector<double> table = random_vector(pe_param_count(kind, C, 1, max_pos), 9), dtable(table.size(), 0);
+        auto loss = [&] {
+            embedding_forward(out.data(), tokens, positions, wte.data(), table.data(), pe_view(tables), B, T, C, 0);
+            return weighted_sum(out, dout);
+        };
+        loss();
+        embedding_backward(dwte.data(), dtable.data(), dout.data(), tokens, positions, pe_view(tables), B, T, C);
+        TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(wte, loss).data(), dwte.data(), V * C, PE_NAMES[kind]);
+        if (kind == PE_APE_LEARNED)  // the sinusoids learn nothing
+            TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(table, loss).data(), dtable.data(), table.size(), PE_NAMES[kind]);
+    }
 }
 
 static void test_dropout_and_relu_dropout_backward_match_finite_differences(void) {
@@ -110,42 +120,66 @@ static void test_crossentropy_backward_matches_finite_differences(void) {
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(z, loss).data(), dz.data(), N * V, "dlogits");
 }
 
-static void test_rope_rotation_backward_matches_finite_differences(void) {
+// RoPE and xPos (whose scales make the backward more than the inverse rotation), at positions
+// 0 .. T-1 and at drawn ones
+static void test_rotation_backward_matches_finite_differences(void) {
     const int B = 2, T = 5, C = 16, NH = 2;
-    PETables tables = make_pe_tables(PE_ROPE, C, NH, rope_dims(C / NH, 0.5f), T);
-    std::vector<double> qkv = random_vector(B * T * 3 * C, 12), dout = random_vector(B * T * 3 * C, 13), out;
-    auto loss = [&] {
-        out = qkv;
-        rotate_qk_forward(out.data(), pe_view(tables), B, T, C, NH, 0);
-        return weighted_sum(out, dout);
-    };
-    std::vector<double> dqkv = dout;
-    rotate_qk_backward(dqkv.data(), pe_view(tables), B, T, C, NH);
-    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), "dqkv");
-}
-
-// attention with each PE's bias (and T5's table gradient), dropout on and off
-static void test_attention_backward_matches_finite_differences_for_every_pe(void) {
-    const int B = 2, T = 5, C = 8, NH = 2;
-    for (int p = 0; p < NUM_PES; p++)
-        for (const Dropout& drop : {NO_DROPOUT, TEST_DROPOUT}) {
-            PETables tables = make_pe_tables((PEKind)p, C, NH, 0, T);
-            PE pe = pe_view(tables);
-            uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
-            std::vector<double> qkv = random_vector(B * T * 3 * C, 14), table = random_vector(T5_NUM_BUCKETS * NH, 15);
-            std::vector<double> dout = random_vector(B * T * C, 16), out(B * T * C), att(B * NH * T * T);
+    const int drawn[B * T] = {0, 3, 9, 17, 30, 2, 4, 5, 21, 28};
+    for (PEKind kind : {PE_ROPE, PE_XPOS})
+        for (const int* positions : {(const int*)nullptr, drawn}) {
+            PETables tables = make_pe_tables(kind, C, NH, rope_dims(C / NH, 0.5f), 32);
+            std::vector<double> qkv = random_vector(B * T * 3 * C, 12), dout = random_vector(B * T * 3 * C, 13), out;
             auto loss = [&] {
-                attention_forward(out.data(), att.data(), qkv.data(), table.data(), pe, drop, key, B, T, C, NH, 0);
+                out = qkv;
+                rotate_qk_forward(out.data(), positions, pe_view(tables), B, T, C, NH, 0);
                 return weighted_sum(out, dout);
             };
-            loss();
-            std::vector<double> dqkv(qkv.size(), 0), dscores(att.size()), dtable(table.size(), 0);
-            attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), drop, key, B, T, C, NH);
-            pe_bias_backward(dtable.data(), dscores.data(), pe, B, T, NH);
-            std::string label = std::string(PE_NAMES[p]) + (drop.p > 0 ? " with dropout" : "");
-            TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), (label + ": dqkv").c_str());
-            TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(table, loss).data(), dtable.data(), table.size(), (label + ": dtable").c_str());
+            std::vector<double> dqkv = dout;
+            rotate_qk_backward(dqkv.data(), positions, pe_view(tables), B, T, C, NH);
+            TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), PE_NAMES[kind]);
         }
+}
+
+// The PE's parameters as its init makes them, nudged so no value sits at a kink: KERPLE's r2 of
+// power reaches past its clamp at 2 in one head, to test that a clamped value gets no gradient.
+static std::vector<double> pe_params_for_test(PEKind kind, int C, int NH, int max_pos, uint64_t seed) {
+    std::vector<double> p(pe_param_count(kind, C, NH, max_pos));
+    Rng rng = rng_stream(seed, kind);
+    pe_init_params(kind, p.data(), C, NH, max_pos, &rng);
+    if (kind == PE_KERPLE_POWER) p[NH] = 2.5;
+    if (kind == PE_FIRE) p[fire_layout(NH).m] = 0.01;  // L = 5.12: queries past it normalise by psi(i)
+    return p;
+}
+
+// attention with each PE's bias plane, and the plane's gradient into the PE's parameters;
+// dropout on and off; positions 0 .. T-1 (one shared plane) and drawn (a plane per sequence)
+static void test_attention_backward_matches_finite_differences_for_every_pe(void) {
+    const int B = 2, T = 5, C = 8, NH = 2, max_pos = 40;
+    const int drawn[B * T] = {1, 4, 9, 20, 33, 0, 2, 3, 11, 39};
+    for (int p = 0; p < NUM_PES; p++)
+        for (const Dropout& drop : {NO_DROPOUT, TEST_DROPOUT})
+            for (const int* positions : {(const int*)nullptr, drawn}) {
+                PETables tables = make_pe_tables((PEKind)p, C, NH, 0, max_pos);
+                PE pe = pe_view(tables);
+                int planes = positions ? B : 1;
+                uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
+                std::vector<double> qkv = random_vector(B * T * 3 * C, 14), params = pe_params_for_test((PEKind)p, C, NH, max_pos, 15);
+                std::vector<double> dout = random_vector(B * T * C, 16), out(B * T * C), att(B * NH * T * T), bias(planes * NH * T * T);
+                auto loss = [&] {
+                    pe_bias_forward(bias.data(), params.data(), positions, pe, planes, T, NH, 0);
+                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, drop, key, B, T, C, NH, 0);
+                    return weighted_sum(out, dout);
+                };
+                loss();
+                std::vector<double> dqkv(qkv.size(), 0), dscores(att.size()), dbias(bias.size(), 0), dparams(params.size(), 0);
+                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), drop, key, B, T, C, NH);
+                pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
+                pe_bias_backward(dparams.data(), dbias.data(), params.data(), positions, pe, planes, T, NH, params.size());
+                std::string label = std::string(PE_NAMES[p]) + (drop.p > 0 ? " with dropout" : "") + (positions ? ", drawn positions" : "");
+                TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), (label + ": dqkv").c_str());
+                if (!params.empty())
+                    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(params, loss).data(), dparams.data(), params.size(), (label + ": dparams").c_str());
+            }
 }
 
 // Each (step, site, layer) draws its own mask, and a mask drops a fraction p of its elements.
@@ -218,8 +252,10 @@ static void test_t5_bias_grad_sums_over_layers(void) {
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(table, table_loss).data(), analytic.data(), n, "dtable");
     // layer 0's part alone (the backward runs the layers last to first, so the dscores scratch
     // still holds layer 0's) is not the whole gradient: the other layers add theirs
-    std::vector<double> layer0(n, 0);
-    pe_bias_backward(layer0.data(), m.act(A_D_SCORES), m.pe(), TinyBatch::B, TinyBatch::T, m.config.NH);
+    const int B = TinyBatch::B, T = TinyBatch::T, NH = m.config.NH;
+    std::vector<double> layer0(n, 0), dbias0(NH * T * T, 0);
+    pe_bias_plane_backward(dbias0.data(), m.act(A_D_SCORES), 1, B, T, NH);
+    pe_bias_backward(layer0.data(), dbias0.data(), m.param(P_PE_TABLE), nullptr, m.pe(), 1, T, NH, n);
     double difference = 0;
     for (size_t i = 0; i < n; i++) difference = std::max(difference, std::fabs(layer0[i] - analytic[i]));
     TEST_ASSERT_GREATER_THAN(1e-6, difference);
@@ -325,7 +361,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_embedding_backward_matches_finite_differences);
     RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
     RUN_TEST(test_crossentropy_backward_matches_finite_differences);
-    RUN_TEST(test_rope_rotation_backward_matches_finite_differences);
+    RUN_TEST(test_rotation_backward_matches_finite_differences);
     RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
     RUN_TEST(test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p);
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);

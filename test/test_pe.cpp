@@ -1,4 +1,5 @@
-// Tests of pe.h: each positional encoding's defining identities and the paper's constants.
+// Tests of pe.h: each positional encoding's defining identities, the paper's constants, and the
+// later PEs' formulas at hand-computed points.
 #include "pe.h"
 #include "test/unity.h"
 
@@ -7,8 +8,8 @@ static const double FLOAT_RTOL = 1e-5;
 
 static float rotated_score(const PE& pe, const std::vector<float>& q, const std::vector<float>& k, int i, int j) {
     std::vector<float> qi = q, kj = k;
-    pe_rotate(pe, qi.data(), i, +1);
-    pe_rotate(pe, kj.data(), j, +1);
+    pe_rotate(pe, qi.data(), i, +1, QUERY);
+    pe_rotate(pe, kj.data(), j, +1, KEY);
     float s = 0;
     for (size_t d = 0; d < q.size(); d++) s += qi[d] * kj[d];
     return s;
@@ -42,14 +43,14 @@ static void test_rope_rotates_the_first_quarter_in_interleaved_pairs(void) {
     TEST_ASSERT_EQUAL_INT(16, rope_dims(HS, 0.25f));  // the paper's 16 of 64
     PETables tables = make_pe_tables(PE_ROPE, HS, 1, rope_dims(HS, 0.25f), 10);
     std::vector<float> x = random_floats(HS, 3), y = x;
-    pe_rotate(pe_view(tables), y.data(), 5, +1);
+    pe_rotate(pe_view(tables), y.data(), 5, +1, QUERY);
     for (int d = 16; d < HS; d++) TEST_ASSERT_EQUAL_FLOAT(x[d], y[d]);
     for (int k = 0; k < 8; k++) {
         double angle = 5 * pow(10000.0, -2.0 * k / 16);  // theta_k = 10000^(-2k / rotated dims)
         TEST_ASSERT_DOUBLE_WITHIN(1e-5, x[2 * k] * cos(angle) - x[2 * k + 1] * sin(angle), y[2 * k]);
         TEST_ASSERT_DOUBLE_WITHIN(1e-5, x[2 * k] * sin(angle) + x[2 * k + 1] * cos(angle), y[2 * k + 1]);
     }
-    pe_rotate(pe_view(tables), y.data(), 5, -1);  // the backward rotation undoes it
+    pe_rotate(pe_view(tables), y.data(), 5, -1, QUERY);  // the backward rotation undoes it
     TEST_ASSERT_TENSOR_CLOSE(1e-6, FLOAT_RTOL, x.data(), y.data(), HS, "rotated back");
 }
 
@@ -89,7 +90,7 @@ static void test_t5_bias_reads_the_table_by_bucket_and_head(void) {
     TEST_ASSERT_EQUAL_FLOAT(table[5 * NH + 2], pe_score_bias(pe, table.data(), 2, 9, 4));
     TEST_ASSERT_EQUAL_FLOAT(table[31 * NH + 1], pe_score_bias(pe, table.data(), 1, 299, 0));
     std::vector<float> dtable(table.size(), 0);
-    pe_score_bias_backward(pe, dtable.data(), 2.5f, 2, 40, 9);  // distance 31: bucket 21
+    pe_score_bias_backward(pe, table.data(), dtable.data(), 2.5f, 2, 40, 9);  // distance 31: bucket 21
     TEST_ASSERT_EQUAL_FLOAT(2.5f, dtable[21 * NH + 2]);
 }
 
@@ -102,28 +103,150 @@ static void test_ape_table_concatenates_sin_and_cos_halves(void) {
             TEST_ASSERT_DOUBLE_WITHIN(1e-6, cos(angle), ape_value(pos, k + C / 2, C));
         }
     PETables tables = make_pe_tables(PE_APE, C, 12, 0, 40);
-    TEST_ASSERT_EQUAL_FLOAT(ape_value(37, 5, C), pe_input(pe_view(tables), 37, 5));
+    TEST_ASSERT_EQUAL_FLOAT(ape_value(37, 5, C), pe_input<float>(pe_view(tables), nullptr, 37, 5));
+}
+
+// ape_learned reads row pos of its (max_pos, C) table, and its gradient lands there
+static void test_learned_ape_reads_its_table_by_position(void) {
+    const int C = 6, max_pos = 9;
+    PETables tables = make_pe_tables(PE_APE_LEARNED, C, 2, 0, max_pos);
+    TEST_ASSERT_EQUAL_INT(max_pos * C, pe_param_count(PE_APE_LEARNED, C, 2, max_pos));
+    std::vector<float> table = random_floats(max_pos * C, 7), dtable(table.size(), 0);
+    TEST_ASSERT_EQUAL_FLOAT(table[7 * C + 4], pe_input(pe_view(tables), table.data(), 7, 4));
+    pe_input_backward(pe_view(tables), dtable.data(), 1.5f, 7, 4);
+    TEST_ASSERT_EQUAL_FLOAT(1.5f, dtable[7 * C + 4]);
+}
+
+// xPos: the score of pair k is RoPE's times zeta_k^((i - j) / 512), so it still depends on the
+// distance alone, and decays with it
+static void test_xpos_score_is_ropes_times_a_decay_in_the_distance(void) {
+    const int HS = 16, rot = 16;
+    PETables rope = make_pe_tables(PE_ROPE, HS, 1, rot, 600), xpos = make_pe_tables(PE_XPOS, HS, 1, rot, 600);
+    for (int k : {0, 3, 7}) {
+        std::vector<float> q(HS, 0), key(HS, 0);  // only pair k is non-zero
+        q[2 * k] = 0.8f, q[2 * k + 1] = -0.3f, key[2 * k] = 0.5f, key[2 * k + 1] = 1.1f;
+        double zeta = (2.0 * k / rot + 0.4) / 1.4;
+        for (int i : {5, 300, 599})
+            for (int j : {0, 5, 250}) {
+                if (j > i) continue;
+                double expected = rotated_score(pe_view(rope), q, key, i, j) * pow(zeta, (i - j) / 512.0);
+                TEST_ASSERT_DOUBLE_WITHIN(1e-5 + FLOAT_RTOL * std::fabs(expected) * 8, expected, rotated_score(pe_view(xpos), q, key, i, j));
+            }
+    }
+    std::vector<float> q = random_floats(HS, 8), key = random_floats(HS, 9);  // every pair
+    TEST_ASSERT_DOUBLE_WITHIN(1e-4, rotated_score(pe_view(xpos), q, key, 40, 10), rotated_score(pe_view(xpos), q, key, 530, 500));
+}
+
+// KERPLE's two kernels at hand-computed points, and its clamps
+static void test_kerple_bias_at_known_points_and_clamps(void) {
+    const int NH = 2;
+    PETables log_tables = make_pe_tables(PE_KERPLE_LOG, 8, NH, 0, 50), power_tables = make_pe_tables(PE_KERPLE_POWER, 8, NH, 0, 50);
+    const float params[2 * NH] = {1.5f, 0.001f, 0.5f, 3.0f};  // r1 of heads 0 and 1, then r2 of both
+    // log, head 0: -1.5 ln(1 + 0.5 * 7); head 1: r1 clamped to 0.01, r2 = 3
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, -1.5 * log(1 + 0.5 * 7), pe_score_bias(pe_view(log_tables), params, 0, 9, 2));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, -0.01 * log(1 + 3.0 * 7), pe_score_bias(pe_view(log_tables), params, 1, 9, 2));
+    // power, head 0: -1.5 * 7^0.5; head 1: r2 clamped to 2
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, -1.5 * sqrt(7.0), pe_score_bias(pe_view(power_tables), params, 0, 9, 2));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, -0.01 * 49.0, pe_score_bias(pe_view(power_tables), params, 1, 9, 2));
+    TEST_ASSERT_EQUAL_FLOAT(0.0f, pe_score_bias(pe_view(power_tables), params, 0, 4, 4));  // distance 0: no bias
+    // a clamped value gets no gradient; the others do
+    std::vector<float> dparams(2 * NH, 0);
+    pe_score_bias_backward(pe_view(power_tables), params, dparams.data(), 1.0f, 1, 9, 2);
+    TEST_ASSERT_EQUAL_FLOAT(0.0f, dparams[1]);
+    TEST_ASSERT_EQUAL_FLOAT(0.0f, dparams[NH + 1]);
+    pe_score_bias_backward(pe_view(power_tables), params, dparams.data(), 1.0f, 0, 9, 2);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, -sqrt(7.0), dparams[0]);
+}
+
+// FIRE: u = ln(c n + 1) / ln(c max(L, i) + 1), in [0, 1], fed to the MLP; a query past L is
+// normalised by its own position, so the longest distance always maps to u = 1 exactly
+static void test_fire_normalises_the_log_distance_and_runs_its_mlp(void) {
+    const int NH = 3;
+    FireLayout at = fire_layout(NH);
+    TEST_ASSERT_EQUAL_INT(2 * FIRE_HIDDEN + NH * FIRE_HIDDEN + NH + 2, pe_param_count(PE_FIRE, 16, NH, 100));
+    std::vector<float> params = random_floats(at.total, 10);
+    params[at.c] = -0.2f;  // c = |c'| = 0.2
+    params[at.m] = 0.0625f;  // L = 32
+    double c = std::fabs((double)params[at.c]);  // 0.2 as a float
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, log(c * 7 + 1) / log(c * 32 + 1), fire_normalised_distance(params.data(), NH, 9, 2).u);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, log(c * 50 + 1) / log(c * 90 + 1), fire_normalised_distance(params.data(), NH, 90, 40).u);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, 1.0, fire_normalised_distance(params.data(), NH, 90, 0).u);
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.0, fire_normalised_distance(params.data(), NH, 0, 0).u);
+    double u = fire_normalised_distance(params.data(), NH, 90, 40).u, expected = params[at.b2 + 2];
+    for (int k = 0; k < FIRE_HIDDEN; k++) expected += params[at.w2 + 2 * FIRE_HIDDEN + k] * std::max(0.0, params[at.w1 + k] * u + params[at.b1 + k]);
+    PETables tables = make_pe_tables(PE_FIRE, 16, NH, 0, 100);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-5, expected, pe_score_bias(pe_view(tables), params.data(), 2, 90, 40));
+}
+
+// The learned PEs start where their papers start
+static void test_learned_pes_initialise_as_their_papers(void) {
+    const int C = 16, NH = 4, max_pos = 30;
+    for (PEKind kind : {PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, PE_APE_LEARNED}) {
+        std::vector<float> p(pe_param_count(kind, C, NH, max_pos));
+        Rng rng = rng_stream(11, kind);
+        pe_init_params(kind, p.data(), C, NH, max_pos, &rng);
+        if (kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER) {
+            double r1_max = kind == PE_KERPLE_LOG ? 2 : 1;  // log: r1 ~ U(0, 2), r2 ~ U(0, 1); power the other way
+            for (int h = 0; h < NH; h++) {
+                TEST_ASSERT_TRUE(p[h] >= 0 && p[h] < r1_max);
+                TEST_ASSERT_TRUE(p[NH + h] >= 0 && p[NH + h] < 3 - r1_max);
+            }
+        }
+        if (kind == PE_FIRE) {
+            TEST_ASSERT_EQUAL_FLOAT(0.1f, p[fire_layout(NH).c]);
+            TEST_ASSERT_EQUAL_FLOAT(1.0f, p[fire_layout(NH).m]);  // L = 512
+        }
+        double sum_squares = 0;
+        for (float v : p) sum_squares += v * v;
+        TEST_ASSERT_MESSAGE(sum_squares > 0, PE_NAMES[kind]);
+        if (kind == PE_APE_LEARNED) TEST_ASSERT_DOUBLE_WITHIN(0.1, 0.5, sum_squares / p.size());  // std 1/sqrt(2)
+    }
+}
+
+// RoPE scaling: PI at position p s is plain RoPE at p; NTK raises the base; YaRN leaves the
+// fast pairs alone, interpolates the slow ones like PI, and scales q and k by 0.1 ln s + 1
+static void test_rope_scalings_change_the_angles_as_their_papers(void) {
+    const int rot = 16, train_len = 40;
+    const double s = 4;
+    auto angle = [&](int kind, int pair, int pos) { return pos * rope_frequency(pair, rot, RopeScaling{kind, s, train_len}); };
+    for (int pair : {0, 3, 7}) {
+        TEST_ASSERT_DOUBLE_WITHIN(1e-12, angle(ROPE_UNSCALED, pair, 25), angle(ROPE_PI, pair, 100));
+        double ntk_base = 10000 * pow(s, rot / (rot - 2.0));
+        TEST_ASSERT_DOUBLE_WITHIN(1e-12, 100 * pow(ntk_base, -2.0 * pair / rot), angle(ROPE_NTK, pair, 100));
+    }
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, angle(ROPE_UNSCALED, 0, 100), angle(ROPE_NTK, 0, 100));  // NTK keeps the fastest pair
+    // YaRN at L = 40: pair 0 has wavelength 2 pi, r = 6.4: a 5.4 / 31 share of it is interpolated
+    double ramp = (40 / (2 * M_PI) - 1) / 31;
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 100 * ((1 - ramp) / s + ramp), angle(ROPE_YARN, 0, 100));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, angle(ROPE_PI, 7, 100), angle(ROPE_YARN, 7, 100));  // r < 1: wholly interpolated
+    PETables yarn = make_pe_tables(PE_ROPE, 64, 4, rot, 50, RopeScaling{ROPE_YARN, s, train_len});
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, 0.1 * log(s) + 1, hypot(yarn.rope_cos[10 * rot / 2 + 3], yarn.rope_sin[10 * rot / 2 + 3]));
 }
 
 static void test_each_hook_does_nothing_for_the_other_pes(void) {
     const int C = 32, NH = 4, T = 20;
-    std::vector<float> table = random_floats(T5_NUM_BUCKETS * NH, 5);
     for (int p = 0; p < NUM_PES; p++) {
-        PETables tables = make_pe_tables((PEKind)p, C, NH, 4, T);
+        PEKind kind = (PEKind)p;
+        PETables tables = make_pe_tables(kind, C, NH, 4, T);
         PE pe = pe_view(tables);
+        std::vector<float> params = random_floats((int)pe_param_count(kind, C, NH, T), 5);
         std::vector<float> x = random_floats(C / NH, 6), y = x;
-        pe_rotate(pe, y.data(), 7, +1);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(p == PE_ROPE, x != y, PE_NAMES[p]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(p == PE_APE, pe_input(pe, 7, 3) != 0, PE_NAMES[p]);
-        bool biased = pe_score_bias(pe, table.data(), 1, 9, 2) != 0;
-        TEST_ASSERT_EQUAL_INT_MESSAGE(p == PE_T5 || p == PE_ALIBI, biased, PE_NAMES[p]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(p == PE_T5 ? T5_NUM_BUCKETS : 0, pe_table_rows((PEKind)p), PE_NAMES[p]);
+        pe_rotate(pe, y.data(), 7, +1, KEY);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_ROPE || kind == PE_XPOS, x != y, PE_NAMES[p]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(pe_rotates(kind), x != y, PE_NAMES[p]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_APE || kind == PE_APE_LEARNED, pe_input(pe, params.data(), 7, 3) != 0, PE_NAMES[p]);
+        bool biased = pe_score_bias(pe, params.data(), 1, 9, 2) != 0;
+        TEST_ASSERT_EQUAL_INT_MESSAGE(pe_has_score_bias(kind), biased, PE_NAMES[p]);
+        bool learns = kind == PE_T5 || kind == PE_APE_LEARNED || kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER || kind == PE_FIRE;
+        TEST_ASSERT_EQUAL_INT_MESSAGE(learns, pe_param_count(kind, C, NH, T) > 0, PE_NAMES[p]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_T5 ? T5_NUM_BUCKETS : 0, pe_table_rows(kind), PE_NAMES[p]);
     }
 }
 
 static void test_unknown_pe_is_refused_with_the_valid_ones_listed(void) {
     TEST_ASSERT_EQUAL_INT(PE_ALIBI, find_pe("alibi"));
-    TEST_ASSERT_THROWS_WITH(find_pe("xpos"), "unknown positional encoding 'xpos' (valid: nope ape t5 alibi rope)");
+    TEST_ASSERT_EQUAL_INT(PE_FIRE, find_pe("fire"));
+    TEST_ASSERT_THROWS_WITH(find_pe("cope"), "unknown positional encoding 'cope' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire)");
 }
 
 int main(int argc, char** argv) {
@@ -135,6 +258,12 @@ int main(int argc, char** argv) {
     RUN_TEST(test_t5_buckets_at_known_distances);
     RUN_TEST(test_t5_bias_reads_the_table_by_bucket_and_head);
     RUN_TEST(test_ape_table_concatenates_sin_and_cos_halves);
+    RUN_TEST(test_learned_ape_reads_its_table_by_position);
+    RUN_TEST(test_xpos_score_is_ropes_times_a_decay_in_the_distance);
+    RUN_TEST(test_kerple_bias_at_known_points_and_clamps);
+    RUN_TEST(test_fire_normalises_the_log_distance_and_runs_its_mlp);
+    RUN_TEST(test_learned_pes_initialise_as_their_papers);
+    RUN_TEST(test_rope_scalings_change_the_angles_as_their_papers);
     RUN_TEST(test_each_hook_does_nothing_for_the_other_pes);
     RUN_TEST(test_unknown_pe_is_refused_with_the_valid_ones_listed);
     return UNITY_END();

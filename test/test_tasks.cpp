@@ -550,6 +550,216 @@ static void test_sort_uses_the_symbol_order_not_ascii(void) {
 }
 
 // ----------------------------------------------------------------------------
+// addition's number formats: --reverse-digits (McLeish et al. 2024), --index-hints (Zhou et al. 2024)
+
+static DataConfig formatted(bool reversed, bool hints, DataConfig c = small_config()) {
+    c.reverse_digits = reversed;
+    c.index_hints = hints;
+    return c;
+}
+
+static std::string formatted_answer(bool reversed, bool hints, const char* prompt) {
+    const Task& t = find_task("addition");
+    DataConfig c = formatted(reversed, hints);
+    int length = 0;
+    return join_words(task_answer(t, make_vocab(t, c), prompt, &length, c));
+}
+
+static void test_addition_number_formats_answer_hand_examples(void) {
+    TEST_ASSERT_EQUAL_STRING("The answer is 6 3 3 .", formatted_answer(false, false, "Compute 5 8 7 + 4 6 ?"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 3 3 6 .", formatted_answer(true, false, "Compute 7 8 5 + 6 4 ?"));  // 587 + 46
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 0 1 .", formatted_answer(true, false, "Compute 9 9 + 1 ?"));      // 99 + 1
+    TEST_ASSERT_EQUAL_STRING("The answer is @1 6 @0 2 .", formatted_answer(false, true, "Compute @1 5 @0 8 + @0 4 ?"));  // 58 + 4
+    // the offset is the prompt's: units @3, and the carry's digit gets the next hint
+    TEST_ASSERT_EQUAL_STRING("The answer is @5 1 @4 0 @3 0 .", formatted_answer(false, true, "Compute @4 9 @3 9 + @3 1 ?"));
+    TEST_ASSERT_EQUAL_STRING("The answer is @2 3 @3 3 @4 6 .", formatted_answer(true, true, "Compute @2 7 @3 8 @4 5 + @2 6 @3 4 ?"));
+    TEST_ASSERT_EQUAL_STRING("The answer is @0 0 @1 1 .", formatted_answer(true, true, "Compute @0 9 + @0 1 ?"));
+}
+
+// The test's own reading of a number in a format: its digits, read back most significant first,
+// as a machine integer (the splits stop at 16 digits), and the hint nearest its units digit (-1:
+// none). Whether the hints are right is for the caller, who writes the number again from these.
+struct TestNumber {
+    unsigned long long value;
+    int units_hint;
+};
+
+static TestNumber test_number(const Words& w, bool reversed) {
+    Words ordered = reversed ? Words(w.rbegin(), w.rend()) : w;
+    TestNumber n{0, -1};
+    std::string digits;
+    for (const std::string& x : ordered) {
+        if (x[0] == '@') n.units_hint = std::stoi(x.substr(1));
+        else digits += x;
+    }
+    n.value = std::stoull(digits);
+    return n;
+}
+
+// a number written by the test: most significant first unless reversed, each digit after its hint
+static std::string test_written(unsigned long long v, bool reversed, int units_hint) {
+    std::string digits = std::to_string(v);
+    std::vector<std::string> items;
+    for (size_t j = 0; j < digits.size(); j++)
+        items.push_back((units_hint >= 0 ? "@" + std::to_string(units_hint + (int)(digits.size() - 1 - j)) + " " : "") + digits[j]);
+    if (reversed) std::reverse(items.begin(), items.end());
+    std::string s;
+    for (const std::string& item : items) s += (s.empty() ? "" : " ") + item;
+    return s;
+}
+
+static const int TEST_HINTS = 16 + 2;  // addition's default test max, and two more
+
+// Every example of every format: its numbers are the plain data's, each written as the format
+// says (the prompt is what the test writes from the values), with one offset in range; the gold
+// answer and λ are the test's; --answer with the same configuration agrees.
+static void test_addition_number_formats_match_an_independent_solution(void) {
+    const Task& task = find_task("addition");
+    Dataset plain = make_dataset(task, small_config());
+    for (int format = 0; format < 4; format++) {
+        bool reversed = format & 1, hints = format & 2;
+        DataConfig c = formatted(reversed, hints);
+        Dataset d = make_dataset(task, c);
+        for (int k = 0; k < NUM_SPLITS; k++) {
+            const Split& s = d.splits[k];
+            TEST_ASSERT_EQUAL_INT(plain.splits[k].size(), s.size());
+            for (int i = 0; i < s.size(); i++) {
+                Words prompt, target;
+                example_words(s, d.vocab, i, &prompt, &target);
+                std::string where = std::string(reversed ? "reversed " : "") + (hints ? "hinted " : "") + SPLIT_NAMES[k] + ": " + join_words(prompt);
+                std::vector<Words> words = pieces(Words(prompt.begin() + 1, prompt.end() - 1), "+");
+                TEST_ASSERT_EQUAL_INT_MESSAGE(2, words.size(), where.c_str());
+                TestNumber x = test_number(words[0], reversed), y = test_number(words[1], reversed);
+                int units_hint = hints ? x.units_hint : -1;
+                unsigned long long sum = x.value + y.value;
+                if (hints) TEST_ASSERT_MESSAGE(units_hint >= 0 && units_hint + (int)std::to_string(sum).size() <= TEST_HINTS, where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(test_written(x.value, reversed, units_hint), join_words(words[0]), where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(test_written(y.value, reversed, units_hint), join_words(words[1]), where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE("The answer is " + test_written(sum, reversed, units_hint) + " .", join_words(target), where.c_str());
+                int digits = (int)std::max(std::to_string(x.value).size(), std::to_string(y.value).size());
+                TEST_ASSERT_EQUAL_INT_MESSAGE(digits, s.length[i], where.c_str());
+                int length = 0;
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(join_words(target), join_words(task_answer(task, d.vocab, join_words(prompt), &length, c)), where.c_str());
+                Words plain_prompt = prompt_words(plain.splits[k], plain.vocab, i);
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(join_words(plain_prompt), "Compute " + test_written(x.value, false, -1) + " + " + test_written(y.value, false, -1) + " ?",
+                                                 where.c_str());
+            }
+        }
+    }
+}
+
+// A hint the model never trained on would be an unknown word at test time: every hint of the
+// test split comes up in train, and so does every hint of the vocabulary, at small sizes too.
+static void test_every_index_hint_is_seen_in_training(void) {
+    const Task& task = find_task("addition");
+    for (bool reversed : {false, true}) {
+        Dataset d = make_dataset(task, formatted(reversed, true));
+        std::set<std::string> seen[NUM_SPLITS];
+        for (int k = 0; k < NUM_SPLITS; k++)
+            for (int i = 0; i < d.splits[k].size(); i++) {
+                Words prompt, target;
+                example_words(d.splits[k], d.vocab, i, &prompt, &target);
+                for (const std::string& w : concat(prompt, target))
+                    if (w[0] == '@') seen[k].insert(w);
+            }
+        for (const std::string& hint : seen[SPLIT_TEST]) TEST_ASSERT_MESSAGE(seen[SPLIT_TRAIN].count(hint), hint.c_str());
+        for (int h = 0; h < TEST_HINTS; h++) TEST_ASSERT_MESSAGE(seen[SPLIT_TRAIN].count("@" + std::to_string(h)), ("@" + std::to_string(h)).c_str());
+        TEST_ASSERT_EQUAL_INT(TEST_HINTS, seen[SPLIT_TRAIN].size());
+    }
+}
+
+// The hints are appended: every other word keeps its id, and <bos> stays last.
+static void test_index_hints_extend_the_vocabulary_and_keep_every_other_id(void) {
+    const Task& task = find_task("addition");
+    Vocab plain = make_vocab(task), reversed = make_vocab(task, formatted(true, false)), hinted = make_vocab(task, formatted(false, true));
+    TEST_ASSERT_MESSAGE(reversed.words == plain.words, "reversing digits adds no word");
+    TEST_ASSERT_EQUAL_INT(plain.size() + TEST_HINTS, hinted.size());
+    for (int id = 0; id < plain.size(); id++) TEST_ASSERT_EQUAL_STRING(plain.words[id], hinted.words[id]);
+    for (int h = 0; h < TEST_HINTS; h++) TEST_ASSERT_EQUAL_INT(plain.size() + h, hinted.id("@" + std::to_string(h)));
+    DataConfig longer = formatted(false, true);
+    longer.test_max = 30;  // the hints follow the longest test numbers
+    TEST_ASSERT_EQUAL_INT(plain.size() + 32, make_vocab(task, longer).size());
+    DataConfig bos = formatted(true, true);
+    bos.bos = true;
+    Vocab with_bos = make_vocab(task, bos);
+    TEST_ASSERT_EQUAL_INT(hinted.size() + 1, with_bos.size());
+    TEST_ASSERT_EQUAL_INT(hinted.size(), with_bos.id("<bos>"));
+}
+
+static void test_number_formats_are_refused_where_they_do_not_apply(void) {
+    for (bool reversed : {false, true}) {
+        DataConfig c = formatted(reversed, !reversed);
+        const char* flag = reversed ? "--reverse-digits" : "--index-hints";
+        for (const char* name : {"sum", "ch_binary_addition", "scan"}) {
+            std::string message = std::string(flag) + " is for the addition task only, not " + name;
+            TEST_ASSERT_THROWS_WITH(make_vocab(find_task(name), c), message.c_str());
+            TEST_ASSERT_THROWS_WITH(length_split(find_task(name), c), message.c_str());
+            TEST_ASSERT_THROWS_WITH(make_dataset(find_task(name), c), message.c_str());
+        }
+        c.scratchpad = 1;
+        TEST_ASSERT_THROWS_WITH(make_vocab(find_task("addition"), c), "does not go with a scratchpad");
+        TEST_ASSERT_THROWS_WITH(length_split(find_task("addition"), c), "does not go with a scratchpad");
+    }
+    struct Bad { bool reversed; const char* prompt; const char* message; };
+    const Bad cases[] = {
+        {false, "Compute @1 5 @1 8 + @0 4 ?", "word 2: this digit's hint must be '@2', not '@1': the units digit has '@1'"},
+        {false, "Compute @0 5 @1 8 + @1 4 ?", "word 2: this digit's hint must be '@2', not '@0'"},
+        {true, "Compute @1 5 @0 8 + @1 4 ?", "word 4: this digit's hint must be '@2', not '@0'"},
+        {false, "Compute @1 5 @0 8 + @1 4 ?", "the units digits have different hints, '@0' and '@1'"},
+        {false, "Compute 5 @0 8 + @0 4 ?", "word 2: expected a hint (@0 to @17), found '5'"},
+        {false, "Compute @1 5 8 + @0 4 ?", "word 4: expected a hint (@0 to @17), found '8'"},
+        {false, "Compute @1 @0 8 + @0 4 ?", "word 3: expected a digit, found '@0'"},
+        {false, "Compute @1 5 @0 8 + @0 4 @1 ?", "word 10: expected a digit, found '?'"},
+        {false, "Compute @18 5 + @18 4 ?", "word 2: '@18' is not in the addition vocabulary"},
+        {false, "Compute @17 9 @16 9 + @16 1 ?", "the answer has 3 digits, which from the units digits' '@16' on need hints past the last, '@17'"},
+        {false, "Compute @1 0 @0 7 + @0 1 ?", "word 3: a number may not start with 0"},
+        {true, "Compute @0 7 @1 0 + @0 1 ?", "word 5: a number written least significant digit first may not end with 0"},
+    };
+    const Task& task = find_task("addition");
+    for (const Bad& b : cases) {
+        DataConfig c = formatted(b.reversed, true);
+        int length = 0;
+        TEST_ASSERT_THROWS_WITH(task_answer(task, make_vocab(task, c), b.prompt, &length, c), b.message);
+    }
+    int length = 0;
+    DataConfig reversed = formatted(true, false);
+    TEST_ASSERT_THROWS_WITH(task_answer(task, make_vocab(task, reversed), "Compute 7 0 + 1 ?", &length, reversed), "word 3: a number written least significant digit first may not end with 0");
+}
+
+// ----------------------------------------------------------------------------
+// Abacus indices (McLeish et al. 2024)
+
+static std::vector<int> abacus_of(const Vocab& v, const char* text) {
+    std::vector<int> tokens;
+    for (const std::string& w : split_words(text)) tokens.push_back(v.id(w));
+    std::vector<int> out(tokens.size(), -1);
+    abacus_indices(v, tokens.data(), (int)tokens.size(), out.data());
+    return out;
+}
+
+static void test_abacus_indices_count_along_each_run_of_digits(void) {
+    const Task& task = find_task("addition");
+    Vocab v = make_vocab(task), hinted = make_vocab(task, formatted(false, true));
+    TEST_ASSERT_MESSAGE((abacus_of(v, "Compute 5 8 7 + 4 6 ? The answer is 6 3 3 .") == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 0, 0, 0, 0, 1, 2, 3, 0}), "a prompt and its answer");
+    TEST_ASSERT_MESSAGE((abacus_of(v, "5 8 + 4 6") == std::vector<int>{1, 2, 0, 1, 2}), "digits at the start and at the end");
+    TEST_ASSERT_MESSAGE((abacus_of(v, "7") == std::vector<int>{1}), "one digit");
+    TEST_ASSERT_MESSAGE((abacus_of(v, "<pad> <eos> + ?") == std::vector<int>{0, 0, 0, 0}), "no digit");
+    TEST_ASSERT_MESSAGE((abacus_of(hinted, "Compute @1 5 @0 8 + @0 4 ?") == std::vector<int>{0, 0, 1, 0, 1, 0, 0, 1, 0}), "hints break the runs");
+    int sentinel = -1;
+    abacus_indices(v, nullptr, 0, &sentinel);
+    TEST_ASSERT_EQUAL_INT(-1, sentinel);  // an empty sequence writes nothing
+    // a digit is a word "0".."9", in every task's vocabulary: "+1" (cycle navigation) and "1's" (parity) are not
+    for (const Task& t : TASKS) {
+        Vocab tv = make_vocab(t);
+        TEST_ASSERT_EQUAL_INT(tv.size(), tv.is_digit.size());
+        for (int id = 0; id < tv.size(); id++) {
+            const std::string& w = tv.words[id];
+            TEST_ASSERT_EQUAL_INT_MESSAGE(w.size() == 1 && isdigit((unsigned char)w[0]), tv.is_digit[id], (std::string(t.name) + " " + w).c_str());
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------
 // the Chomsky hierarchy tasks, by hand (mostly the examples in the docstrings of the paper's tasks)
 
 static void test_chomsky_tasks_answer_the_papers_examples(void) {
@@ -943,6 +1153,12 @@ int main(int argc, char** argv) {
     RUN_TEST(test_addition_carries_through_long_operands);
     RUN_TEST(test_poly_uses_python_modulo_and_zero_to_the_zero_is_one);
     RUN_TEST(test_sort_uses_the_symbol_order_not_ascii);
+    RUN_TEST(test_addition_number_formats_answer_hand_examples);
+    RUN_TEST(test_addition_number_formats_match_an_independent_solution);
+    RUN_TEST(test_every_index_hint_is_seen_in_training);
+    RUN_TEST(test_index_hints_extend_the_vocabulary_and_keep_every_other_id);
+    RUN_TEST(test_number_formats_are_refused_where_they_do_not_apply);
+    RUN_TEST(test_abacus_indices_count_along_each_run_of_digits);
     RUN_TEST(test_chomsky_tasks_answer_the_papers_examples);
     RUN_TEST(test_chomsky_binary_tasks_work_beyond_machine_integers);
     RUN_TEST(test_chomsky_tasks_make_examples_up_to_length_500);

@@ -11,6 +11,14 @@
 #include "kernels.cuh"
 #include "model.h"
 
+// the CPU reference's bias plane (NH, T, T) for one batch at positions 0 .. T-1, as
+// model_forward makes it (zeros for a PE without a score bias)
+inline std::vector<float> reference_bias_plane(const std::vector<float>& table, const PE& pe, int T, int NH) {
+    std::vector<float> bias((size_t)NH * T * T, 0);
+    if (pe_has_score_bias(pe.kind)) pe_bias_forward(bias.data(), table.data(), nullptr, pe, 1, T, NH, 0);
+    return bias;
+}
+
 inline std::vector<float> random_floats(size_t n, uint64_t seed, double scale = 1.0) {
     Rng rng = rng_stream(seed, n);
     std::vector<float> x(n);

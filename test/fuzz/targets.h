@@ -53,7 +53,7 @@ static int fuzz_answer(const uint8_t* data, size_t size) {
     }
     try {
         int length = 0;
-        task_answer(TASKS[task], vocab, line, &length, config.scratchpad);
+        task_answer(TASKS[task], vocab, line, &length, config);
     } catch (const Error&) {
     }
     return 0;
