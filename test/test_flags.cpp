@@ -177,7 +177,7 @@ static void test_every_bounded_flag_refuses_values_out_of_range(void) { check_ca
 static const std::vector<Case>& choice_cases() {
     static const std::vector<Case> cases = {
         {"--task", "--task copyy --show 1", "unknown task 'copyy' (valid: copy copy_rsc2x"},
-        {"--pe", "--pe xpos", "unknown positional encoding 'xpos' (valid: nope ape t5 alibi rope)"},
+        {"--pe", "--pe cope", "unknown positional encoding 'cope' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire)"},
         {"--model", "--model huge", "unknown model preset 'huge' (valid: paper small tiny)"},
         {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
         {"--precision", "--precision bf16", "unknown precision 'bf16' (valid: fp32 tf32)"},
@@ -186,6 +186,12 @@ static const std::vector<Case>& choice_cases() {
          "unknown --scratchpad 'all' (valid: none full minimal no-input no-comp no-output no-vars no-remaining)"},
         {"--scratchpad", "--task copy --scratchpad full --show 1", "copy has no scratchpad (tasks with one: addition poly sort sort_multi sum parity lego)"},
         {"--scratchpad", "--task lego --scratchpad no-vars --answer", "lego's steps carry no variables: --scratchpad no-vars would be full"},
+        {"--random-positions", "--pe rope --random-positions -1", "--random-positions -1 is out of range [0, 65536]"},
+        {"--random-positions", "--pe nope --random-positions 500", "--random-positions: nope has no positions to draw"},
+        {"--rope-scaling", "--pe rope --rope-scaling big", "unknown --rope-scaling 'big' (valid: none pi ntk yarn)"},
+        {"--rope-scaling", "--pe t5 --rope-scaling yarn", "--rope-scaling rescales RoPE's angles: it needs --pe rope, not t5"},
+        {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},
+        {"--index-hints", "--task copy --index-hints --show 1", "--index-hints is for the addition task only, not copy"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
         {"", "--task copy --task sum --show 1", "--task is given twice"},
     };
