@@ -186,7 +186,7 @@ static const std::vector<Case>& choice_cases() {
          "unknown --scratchpad 'all' (valid: none full minimal no-input no-comp no-output no-vars no-remaining)"},
         {"--scratchpad", "--task copy --scratchpad full --show 1", "copy has no scratchpad (tasks with one: addition poly sort sort_multi sum parity lego)"},
         {"--scratchpad", "--task lego --scratchpad no-vars --answer", "lego's steps carry no variables: --scratchpad no-vars would be full"},
-        {"--random-positions", "--pe rope --random-positions -1", "--random-positions -1 is out of range [0, 65536]"},
+        {"--random-positions", "--pe rope --random-positions 70000", "--random-positions 70000 is out of range [0, 65536]"},
         {"--random-positions", "--pe nope --random-positions 500", "--random-positions: nope has no positions to draw"},
         {"--rope-scaling", "--pe rope --rope-scaling big", "unknown --rope-scaling 'big' (valid: none pi ntk yarn)"},
         {"--rope-scaling", "--pe t5 --rope-scaling yarn", "--rope-scaling rescales RoPE's angles: it needs --pe rope, not t5"},
