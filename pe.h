@@ -267,9 +267,9 @@ inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng
     if (kind == PE_APE_LEARNED)
         for (size_t i = 0; i < n; i++) p[i] = (real)(rng->normal() * APE_LEARNED_STD);
     if (kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER) {
-        double r1_max = kind == PE_KERPLE_LOG ? 2 : 1;
-        uniform(0, NH, 0, r1_max);
-        uniform(NH, 2 * NH, 0, 3 - r1_max);
+        bool log_kernel = kind == PE_KERPLE_LOG;
+        uniform(0, NH, 0, log_kernel ? 2 : 1);       // r1
+        uniform(NH, 2 * NH, 0, log_kernel ? 1 : 2);  // r2
     }
     if (kind == PE_FIRE) {
         FireLayout at = fire_layout(NH);
