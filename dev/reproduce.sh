@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# dev/reproduce.sh: the sweeps behind docs/reproduction-*.md, each a resumable dev/sweep.sh call.
+# dev/reproduce.sh: the sweeps behind docs/reproduction-*.md and docs/beyond.md, each a resumable
+# dev/sweep.sh call.
 #
 #   dev/reproduce.sh ROOT PART [sweep options, e.g. --jobs 8 --device gpu]
 #
@@ -18,6 +19,12 @@
 #   head64     the `small` preset (6 layers x 384, heads of 64 like the paper's, dropout 0.1,
 #              10,000 steps at lr 3e-4), TASKS (default copy, reverse, addition, scan, sort)
 #              x 5 PEs x 3 seeds: ROOT/head64
+#   beyond     every PE (the paper's five and the later five, plus FIRE with --random-positions 256)
+#              on TASKS (default copy, addition with reversed digits and index hints,
+#              ch_parity_check, ch_reverse_string, scan, ch_duplicate_string, reverse), one seed,
+#              at a budget two CPU cores finish in about two hours: `tiny` for 1,000 steps,
+#              1,000 valid and 2,000 test examples, and the Chomsky tasks trained on lengths 1-20
+#              and tested on 21-50: ROOT/beyond/TASK and ROOT/beyond/TASK-random
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
@@ -41,5 +48,24 @@ size --layers 6 --d-model 384 --heads 24 --d-ff 1536
 FACTORS
         exit $status ;;
     head64) dev/sweep.sh "$root/head64" --tasks "${TASKS:-copy,reverse,addition,scan,sort}" --no-report "$@" -- --model small ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64)" >&2; exit 1 ;;
+    beyond)
+        status=0
+        all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
+        budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000 --seed 256788"
+        IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
+        for task in "${tasks[@]}"; do
+            case $task in
+                addition) flags="--reverse-digits --index-hints" ;;
+                ch_*) flags="--train-max 20 --test-max 50" ;;
+                *) flags="" ;;
+            esac
+            # shellcheck disable=SC2086  # the flags are words
+            dev/sweep.sh "$root/beyond/$task" --tasks "$task" --pes "$all_pes" --seeds 256788 --no-report "$@" \
+                -- $budget $flags || status=1
+            # shellcheck disable=SC2086
+            dev/sweep.sh "$root/beyond/$task-random" --tasks "$task" --pes fire --seeds 256788 --no-report "$@" \
+                -- $budget $flags --random-positions 256 || status=1
+        done
+        exit $status ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64 beyond)" >&2; exit 1 ;;
 esac
