@@ -51,7 +51,7 @@ FACTORS
     beyond)
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
-        budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000 --seed 256788"
+        budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
             case $task in
