@@ -161,8 +161,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "train at sorted positions drawn from 0..L-1, evaluate at 0..n-1 (Ruoss et al. 2023); 0: off"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
-        {"--out", FLAG_STRING, &c->out, false, TRAIN, "run directory (default: runs/TASK-PE-MODEL-sSEED)"},
-        {"--force", FLAG_SWITCH, &c->force, false, TRAIN, "replace the earlier run in the run directory (without it, that is an error)"},
+        {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
+        {"--force", FLAG_SWITCH, &c->force, false, TRAIN | LOAD, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
         {"--load", FLAG_STRING, &c->load, false, LOAD, "evaluate this checkpoint (model.bin or state.bin) again"},
         {"--sample", FLAG_INT, &c->sample, false, TRAIN | RESUME | LOAD, "after evaluating, decode N valid and N test examples greedily"},
@@ -254,6 +254,8 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
     if (given.count("--dump-per-length") && !given.count("--dump-attention")) fail("--dump-per-length is read only with --dump-attention");
+    if (given.count("--out") && given.count("--dump-attention")) fail("--out can not be combined with --dump-attention, which writes FILE");
+    if (mode == LOAD && given.count("--force") && !given.count("--out")) fail("--force is read only with --out");
     if (c->dump_per_length < 1) fail("--dump-per-length expects at least 1 example, got %d", c->dump_per_length);
     return mode;
 }
@@ -1187,6 +1189,21 @@ static void dump_attention(Run* r) {
 }
 
 // Re-evaluates a saved checkpoint on the data of the run that wrote it.
+// --load with --out: a run directory of its own for this evaluation (say, with --rope-scaling),
+// holding the run's config.json and this evaluation's results, so that dev/report ranks it
+// beside the runs of a sweep. Never the loaded run's own directory: its results stay as trained.
+static void prepare_evaluation_dir(Run* r) {
+    RunConfig* c = r->config;
+    make_directory(c->out);
+    std::string loaded_dir = c->load.substr(0, c->load.find_last_of('/') + 1) + ".";
+    char out_real[PATH_MAX], loaded_real[PATH_MAX];
+    if (realpath(c->out.c_str(), out_real) && realpath(loaded_dir.c_str(), loaded_real) && strcmp(out_real, loaded_real) == 0)
+        fail("--out %s is the directory of %s: an evaluation writes its results into a directory of its own", c->out.c_str(), c->load.c_str());
+    clear_for_new_run(c->out, c->force);
+    r->dir = c->out;
+    write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
+}
+
 static void run_load(RunConfig* c) {
     Header h = read_checkpoint_header(c->load);
     Run r(c);
@@ -1197,7 +1214,8 @@ static void run_load(RunConfig* c) {
     load_checkpoint(c->load, h, &r.model);
     if (!c->dump_attention.empty()) return dump_attention(&r);
     host_to_device(&r);
-    report(&r, false);
+    if (!c->out.empty()) prepare_evaluation_dir(&r);
+    report(&r, !c->out.empty());
     print_samples_of(&r);
 }
 

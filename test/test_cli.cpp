@@ -111,6 +111,8 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--task copy --show 2 --seed 5", "", "--seed can not be combined with --show"},  // data comes from --data-seed
         {"--split test", "", "--split is read only with --show"},
         {"--bench-seq 64", "", "--bench-seq is read only with --bench"},
+        {"--load /tmp/a/model.bin --force", "", "--force is read only with --out"},
+        {"--load /tmp/a/model.bin --out /tmp/b --dump-attention /tmp/c", "", "--out can not be combined with --dump-attention"},
         {"--bench --steps 3", "", "--steps can not be combined with --bench"},  // --bench times a fixed 10 steps
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
     };
@@ -163,6 +165,33 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     TEST_ASSERT_EQUAL_INT(0, system(("cp " + dir + "/model.bin " + dir + "/state.bin").c_str()));
     problem = error_problem(train("--resume " + dir), "state.bin holds parameters only, no AdamW state");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+}
+
+// --load --out: an evaluation of a checkpoint (here with RoPE scaled) in a run directory of its
+// own, with the run's config.json, so that dev/report ranks it beside the sweep's runs
+static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) {
+    char pattern[] = "/tmp/test_cli_eval_XXXXXX";
+    std::string root = mkdtemp(pattern), dir = root + "/run", eval = root + "/run-pi";
+    Result r = train(" --task copy_cmc --pe rope --steps 4 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16"
+                     " --train-max 5 --test-max 9 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    std::string results = read_file(dir + "/results.json");
+
+    Result scaled = train("--load " + dir + "/model.bin --rope-scaling pi --out " + eval);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, scaled.status, scaled.err.c_str());
+    TEST_ASSERT_EQUAL_STRING(read_file(dir + "/config.json").c_str(), read_file(eval + "/config.json").c_str());
+    std::string scaled_results = read_file(eval + "/results.json");
+    TEST_ASSERT_MESSAGE(scaled_results.find("\"rope_scaling\": \"pi\",") != std::string::npos, scaled_results.c_str());
+    TEST_ASSERT_MESSAGE(scaled_results.find("\"best_step\": ") != std::string::npos, scaled_results.c_str());
+    TEST_ASSERT_EQUAL_STRING(results.c_str(), read_file(dir + "/results.json").c_str());  // the trained run's stay
+
+    std::string problem = error_problem(train("--load " + dir + "/model.bin --out " + dir), "is the directory of " + dir + "/model.bin");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    problem = error_problem(train("--load " + dir + "/model.bin --out " + eval), "holds an earlier run");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    Result replaced = train("--load " + dir + "/model.bin --out " + eval + " --force");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
+    TEST_ASSERT_MESSAGE(read_file(eval + "/results.json").find("\"rope_scaling\": \"none\",") != std::string::npos, "not replaced");
 }
 
 // `make CXXFLAGS=...` replaces only the optimisation flags: the language standard and OpenMP,
@@ -314,6 +343,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
+    RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
     RUN_TEST(test_sigint_and_sigterm_save_the_state_and_resume_exactly);
     RUN_TEST(test_a_run_killed_at_random_moments_ends_as_if_never_killed);
     RUN_TEST(test_a_diverging_run_stops_at_its_first_nonfinite_step);
