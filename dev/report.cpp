@@ -1,9 +1,9 @@
 /*
  dev/report.cpp: the sweep report. A sweep is a directory whose subdirectories (at any depth) are
  run directories written by ./train. The report reads them all and writes, into the sweep
- directory, report.md (tables per task and the mean reciprocal rank of the PEs), one SVG per task
- (accuracy against length, every PE overlaid) and mrr.svg; it prints a short summary whose last
- line is the MRR of each PE.
+ directory, report.md (tables per task and the mean reciprocal rank of the methods, below), one
+ SVG per task (accuracy against length, every method overlaid) and mrr.svg; it prints a short
+ summary whose last line is the MRR of each method.
 
  Usage:  make dev/report && ./dev/report sweeps/NAME
  Writes: NAME/report.md, NAME/TASK.svg for each task (TASK-LABEL.svg where a task has several
@@ -14,34 +14,49 @@
    - A run directory is any directory holding a config.json. It counts only when it also holds
      results.json (the run finished); the others are listed as unfinished and enter no table,
      plot or rank.
+   - What the report ranks is a method: a PE, plain or inside the wrappers its run put around it,
+     named by the PE and one suffix per wrapper, in this order: "+rand" (config.json's
+     "random-positions" is not 0), "+abacus" (config.json's "abacus" is true), and "+" and
+     results.json's "rope_scaling" where that is not "none" ("rope+pi": an evaluation of a rope
+     checkpoint with its angles rescaled, whose config.json is the trained run's own, so only its
+     results tell it apart). Runs from before these fields are plain PEs.
+   - Wrappers are not settings. A wrapper is what is under test, a rival of the plain PE (does
+     fire+rand generalize further than nope?), so it is ranked in the same columns; a setting is
+     what the rivals of a column share.
    - Accuracy is recomputed from the exact counts (correct / total), not read from the
      6-decimal "accuracy" fields, so that equal counts are exact ties.
    - MRR as the paper computes it (reference/paper-protocol.md §7): a column is a (task, seed);
-     in each column the PEs are ranked by overall OOD test accuracy, descending, a tie going to
-     the PE that comes first in PE_NAMES (pandas rank(method="first")); RR = 1 / rank; a PE's MRR
-     is the mean of its RR over the columns that have every ranked PE, and the others are
-     dropped (and counted). The ranked PEs are those with a finished run somewhere in the sweep:
-     all of PE_NAMES in a full sweep, so that a sweep of two PEs still ranks them.
-   - The tie-break biases that MRR: a column where every ranked PE has exactly the same OOD
+     in each column the methods are ranked by overall OOD test accuracy, descending, a tie going
+     to the method listed first (pandas rank(method="first")); RR = 1 / rank; a method's MRR is
+     the mean of its RR over the columns that have every ranked method, and the others are
+     dropped (and counted). The ranked methods are those with a finished run somewhere in the
+     sweep, so that a sweep of two PEs still ranks them. They are listed, and tie-broken, in
+     PE_NAMES order, each plain PE before its variants, and the variants of one PE in the order
+     of their suffixes as strings ("+abacus", "+pi", "+rand", "+rand+abacus").
+   - The tie-break biases that MRR: a column where every ranked method has exactly the same OOD
      accuracy (an "all-tied" column, typically a task no PE learned, all at 0.000) still ranks
-     the PEs 1, 2, 3... in PE_NAMES order, so nope gains a free 1 and the last PE a free 1/5.
-     The paper's MRR stays the headline; next to it (report.md and the summary) is the MRR over
-     the columns that are not all tied, and each task table says when no PE reached 0.5 mean ID
-     (valid) accuracy, i.e. the task was not learned and its ranks are noise.
-   - Not-all-tied is not enough: in a task no PE learned, one PE may get a handful of OOD answers
-     right while the rest tie at 0, so that luck and PE order rank it all the same. Each scope that
-     holds such a task (the one rule, NOT_LEARNED_ID, of the note) is therefore followed by its
-     MRR over the columns of the tasks some PE learned, and the summary prints that MRR too, on
-     the line before the paper's MRR (nothing there when every task was learned).
+     the methods 1, 2, 3... in listed order, so nope gains a free 1 and the last of n methods a
+     free 1/n. The paper's MRR stays the headline; next to it (report.md and the summary) is the
+     MRR over the columns that are not all tied, and each task table says when no method
+     reached 0.5 mean ID (valid) accuracy, i.e. the task was not learned and its ranks are noise.
+   - Not-all-tied is not enough: in a task no PE learned, one method may get a handful of OOD
+     answers right while the rest tie at 0, so that luck and listed order rank it all the same.
+     Each scope that holds such a task (the one rule, NOT_LEARNED_ID, of the note) is therefore
+     followed by its MRR over the columns of the tasks some PE learned, and the summary prints
+     that MRR too, on the line before the paper's MRR (nothing there when every task was learned).
    - Runs are ranked only against runs of the same setting. A run's setting is its config.json
-     without task, pe, seed and parameters (the parameter count depends on the PE). Where the
-     runs of a task have several settings, each setting of the task is a task of its own,
-     "TASK [LABEL]", and the label names the fewest config fields (taken in config.json's order)
-     that tell the settings of any one task apart, e.g. "copy [model=small]". A column is then
-     (task [label], seed): a `small` copy run is never ranked against a `tiny` one.
+     without task, pe and its wrappers (random-positions, abacus), seed and parameters (the
+     parameter count depends on the PE). Where the runs of a task have several settings, each
+     setting of the task is a task of its own, "TASK [LABEL]", and the label names the fewest
+     config fields (taken in config.json's order) that tell the settings of any one task apart,
+     e.g. "copy [model=small]". A column is then (task [label], seed): a `small` copy run is
+     never ranked against a `tiny` one.
    - A task's family is its name up to the first underscore: copy_rdc -> copy, sort_multi -> sort.
      The report gives the MRR over all columns, over each family's and over each setting's.
-   - Two finished runs of the same task, setting, PE and seed are an error, not a silent choice.
+   - Two finished runs of the same task, setting, method and seed are an error, not a silent
+     choice (fire and fire+rand of one seed are two methods, not the same run twice).
+   - Each task table also gives the OOD per-token accuracy (teacher-forced, as the Chomsky-
+     hierarchy papers report it; results.json's "test_tokens"), "-" for runs from before it.
 */
 #include <algorithm>
 #include <cctype>
@@ -163,7 +178,8 @@ inline Json parse_json(const std::string& text, const std::string& source) {
 
 // object.key, which must be there and be of the given kind
 static const Json& field(const Json& object, const std::string& key, Json::Kind kind, const std::string& source) {
-    static const char* const KIND_NAMES[] = {"a number", "a string", "an array", "an object"};
+    // in the order of Json::Kind
+    static const char* const KIND_NAMES[] = {"a number", "a string", "true or false", "an array", "an object"};
     const Json* j = object.kind == Json::OBJECT ? object.find(key) : nullptr;
     if (!j) fail("%s: no field \"%s\" where one was expected", source.c_str(), key.c_str());
     if (j->kind != kind) fail("%s: field \"%s\" should be %s", source.c_str(), key.c_str(), KIND_NAMES[kind]);
@@ -190,16 +206,31 @@ inline std::string group_name(const std::string& task, const std::string& label)
     return label.empty() ? task : task + " [" + label + "]";
 }
 
+// What the report ranks: a PE, plain or inside the wrappers its run put around it (see the top)
+struct Method {
+    int pe = 0;            // index into PE_NAMES
+    std::string wrappers;  // "" for the plain PE, else a suffix per wrapper: "+rand", "+rand+abacus", "+pi", ...
+
+    std::string name() const { return PE_NAMES[pe] + wrappers; }
+    // the listed order, which is also the tie-break: PE_NAMES order, then the plain PE (the empty
+    // suffix sorts first), then its variants by suffix
+    bool operator<(const Method& o) const { return pe != o.pe ? pe < o.pe : wrappers < o.wrappers; }
+    bool operator==(const Method& o) const { return pe == o.pe && wrappers == o.wrappers; }
+    bool operator!=(const Method& o) const { return !(*this == o); }
+};
+
 struct SweepRun {
     std::string dir;  // relative to the sweep directory
-    std::string task, pe, model;
-    int pe_index = 0, steps = 0;
+    std::string task, model;
+    Method method;
+    int steps = 0;
     uint64_t seed = 0;
-    std::map<std::string, std::string> setting;  // config fields but task, pe, seed, parameters: name -> value as written
+    std::map<std::string, std::string> setting;  // config fields but those of NOT_SETTING_FIELDS: name -> value as written
     std::string label;                           // the setting's label ("" when a task has one setting)
     bool finished = false;                       // has results.json
     int train_max = 0;
     SplitResult valid, test;
+    Tally test_tokens;  // per-token OOD counts; total 0 where results.json is from before them
 
     std::string group() const { return group_name(task, label); }
 };
@@ -217,15 +248,40 @@ static SplitResult read_split(const Json& split, const std::string& source) {
     return r;
 }
 
+// the config fields that are no part of a run's setting: the task (grouped by itself), the method
+// (pe and its wrappers: rivals within a column, not settings apart), the seed (the column) and
+// the parameter count (which the PE implies)
+static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "seed", "parameters"};
+
+static bool is_setting_field(const std::string& name) {
+    for (const char* f : NOT_SETTING_FIELDS)
+        if (name == f) return false;
+    return true;
+}
+
+// the suffixes of the wrappers config.json records; runs from before a wrapper's field lack it (off)
+static std::string config_wrappers(const Json& config, const std::string& path) {
+    std::string wrappers;
+    if (config.find("random-positions") && int_field(config, "random-positions", path) != 0) wrappers += "+rand";
+    if (config.find("abacus") && field(config, "abacus", Json::BOOLEAN, path).text == "true") wrappers += "+abacus";
+    return wrappers;
+}
+
 static void read_results(SweepRun* run, const std::string& path) {
     Json results = parse_json(read_text(path), path);
-    if (field(results, "task", Json::STRING, path).text != run->task || field(results, "pe", Json::STRING, path).text != run->pe ||
+    if (field(results, "task", Json::STRING, path).text != run->task ||
+        field(results, "pe", Json::STRING, path).text != PE_NAMES[run->method.pe] ||
         field(results, "seed", Json::NUMBER, path).text != std::to_string(run->seed))
         fail("%s: task, pe or seed differ from the run's config.json", path.c_str());
     run->finished = true;
     run->train_max = int_field(results, "train_max", path);
     run->valid = read_split(field(results, "valid", Json::OBJECT, path), path);
     run->test = read_split(field(results, "test", Json::OBJECT, path), path);
+    if (results.find("test_tokens")) run->test_tokens = read_split(field(results, "test_tokens", Json::OBJECT, path), path).all;
+    // an evaluation with RoPE's angles rescaled is a method of its own, though its config.json is
+    // the trained run's; results from before the field are unscaled
+    std::string scaling = results.find("rope_scaling") ? field(results, "rope_scaling", Json::STRING, path).text : "none";
+    if (scaling != "none") run->method.wrappers += "+" + scaling;
 }
 
 // the run in `dir`; adds the names of its setting's fields that are new to field_order
@@ -235,17 +291,18 @@ static SweepRun read_run(const fs::path& sweep, const fs::path& dir, std::vector
     SweepRun run;
     run.dir = dir.lexically_relative(sweep).string();
     run.task = field(config, "task", Json::STRING, path).text;
-    run.pe = field(config, "pe", Json::STRING, path).text;
+    std::string pe = field(config, "pe", Json::STRING, path).text;
     try {
-        run.pe_index = find_pe(run.pe);
+        run.method.pe = find_pe(pe);
     } catch (const Error& e) {
         fail("%s: %s", path.c_str(), e.what());
     }
+    run.method.wrappers = config_wrappers(config, path);
     run.model = field(config, "model", Json::STRING, path).text;
     run.steps = int_field(config, "steps", path);
     run.seed = strtoull(field(config, "seed", Json::NUMBER, path).text.c_str(), nullptr, 10);
     for (size_t k = 0; k < config.keys.size(); k++)
-        if (config.keys[k] != "task" && config.keys[k] != "pe" && config.keys[k] != "seed" && config.keys[k] != "parameters") {
+        if (is_setting_field(config.keys[k])) {
             run.setting[config.keys[k]] = config.items[k].text;
             if (std::find(field_order->begin(), field_order->end(), config.keys[k]) == field_order->end())
                 field_order->push_back(config.keys[k]);
@@ -309,20 +366,19 @@ static Sweep read_sweep(const std::string& sweep_dir) {
 // ----------------------------------------------------------------------------
 // mean reciprocal rank
 
-// below this mean ID (valid) accuracy for every PE, a task counts as not learned at all: the note
-// under its table, and the MRR over the tasks some PE learned, both follow this one rule
+// below this mean ID (valid) accuracy for every method, a task counts as not learned at all: the
+// note under its table, and the MRR over the tasks some PE learned, both follow this one rule
 static const double NOT_LEARNED_ID = 0.5;
 
-// the best mean (over seeds) ID accuracy of any PE among one task's runs; -inf when there are none
+// the best mean (over seeds) ID accuracy of any method among one task's runs; -inf when there are none
 inline double best_mean_id(const std::vector<const SweepRun*>& runs) {
-    double best = -INFINITY;
-    for (int p = 0; p < NUM_PES; p++) {
-        double id = 0;
-        int seeds = 0;
-        for (const SweepRun* r : runs)
-            if (r->pe_index == p) id += r->valid.all.accuracy(), seeds++;
-        if (seeds) best = std::max(best, id / seeds);
+    std::map<std::string, std::pair<double, int>> id;  // method -> (sum of ID accuracies, seeds)
+    for (const SweepRun* r : runs) {
+        std::pair<double, int>& sum = id[r->method.name()];
+        sum.first += r->valid.all.accuracy(), sum.second++;
     }
+    double best = -INFINITY;
+    for (const auto& kv : id) best = std::max(best, kv.second.first / kv.second.second);
     return best;
 }
 
@@ -330,65 +386,59 @@ inline bool learned(const std::vector<const SweepRun*>& runs) { return best_mean
 
 inline std::string family_of(const std::string& task) { return task.substr(0, task.find('_')); }
 
-// one (task, seed): the OOD test accuracy of each PE, NAN where the PE has no finished run
+// one (task, seed): the OOD test accuracy of each ranked method, in the listed order, NAN where
+// the method has no finished run
 struct Column {
     std::string task, label;
     uint64_t seed = 0;
-    std::vector<double> ood = std::vector<double>(NUM_PES, NAN);
+    std::vector<double> ood;
 };
 
 struct Mrr {
-    std::vector<double> of_pe = std::vector<double>(NUM_PES, NAN);  // NAN for PEs not ranked
+    std::vector<double> of_method;  // by ranked method, in the listed order; NAN when no column was ranked
     int columns = 0, dropped = 0;
-    int all_tied = 0;  // of the columns ranked, those where every ranked PE has the same accuracy
+    int all_tied = 0;  // of the columns ranked, those where every ranked method has the same accuracy
 };
 
-// 1 / rank of each ranked PE in a complete column: rank 1 is the highest accuracy, and a tie
-// goes to the PE earlier in PE_NAMES (pandas rank(method="first") over rows in PE order)
-inline std::vector<double> reciprocal_ranks(const std::vector<double>& ood, const std::vector<bool>& ranked) {
-    std::vector<double> rr(NUM_PES, NAN);
-    for (int p = 0; p < NUM_PES; p++) {
-        if (!ranked[p]) continue;
+// 1 / rank of each method in a complete column: rank 1 is the highest accuracy, and a tie goes
+// to the method listed earlier (pandas rank(method="first") over rows in the listed order)
+inline std::vector<double> reciprocal_ranks(const std::vector<double>& ood) {
+    std::vector<double> rr(ood.size());
+    for (size_t k = 0; k < ood.size(); k++) {
         int rank = 1;
-        for (int q = 0; q < NUM_PES; q++)
-            if (ranked[q] && (ood[q] > ood[p] || (ood[q] == ood[p] && q < p))) rank++;
-        rr[p] = 1.0 / rank;
+        for (size_t j = 0; j < ood.size(); j++)
+            if (ood[j] > ood[k] || (ood[j] == ood[k] && j < k)) rank++;
+        rr[k] = 1.0 / rank;
     }
     return rr;
 }
 
-// whether a column has every ranked PE (at least two of them) at exactly the same OOD accuracy,
-// so that its ranks are the tie-break's PE order alone. Accuracies come from exact counts.
-inline bool all_tied(const Column& c, const std::vector<bool>& ranked) {
-    int first = -1, count = 0;
-    for (int p = 0; p < NUM_PES; p++) {
-        if (!ranked[p]) continue;
-        if (std::isnan(c.ood[p])) return false;
-        if (first < 0) first = p;
-        if (c.ood[p] != c.ood[first]) return false;
-        count++;
-    }
-    return count >= 2;
+static bool complete(const Column& c) {
+    return std::none_of(c.ood.begin(), c.ood.end(), [](double a) { return std::isnan(a); });
 }
 
-inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::vector<bool>& ranked) {
+// whether a column has every ranked method (at least two of them) at exactly the same OOD
+// accuracy, so that its ranks are the tie-break's order alone. Accuracies come from exact counts.
+inline bool all_tied(const Column& c) {
+    if (c.ood.size() < 2 || !complete(c)) return false;
+    return std::all_of(c.ood.begin(), c.ood.end(), [&](double a) { return a == c.ood[0]; });
+}
+
+inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::vector<Method>& ranked) {
     Mrr m;
-    std::vector<double> sum(NUM_PES, 0.0);
+    m.of_method.assign(ranked.size(), NAN);
+    std::vector<double> sum(ranked.size(), 0.0);
     for (const Column& c : columns) {
-        bool complete = true;
-        for (int p = 0; p < NUM_PES; p++) complete &= !ranked[p] || !std::isnan(c.ood[p]);
-        if (!complete) {
+        if (!complete(c)) {
             m.dropped++;
             continue;
         }
-        std::vector<double> rr = reciprocal_ranks(c.ood, ranked);
-        for (int p = 0; p < NUM_PES; p++)
-            if (ranked[p]) sum[p] += rr[p];
+        std::vector<double> rr = reciprocal_ranks(c.ood);
+        for (size_t k = 0; k < ranked.size(); k++) sum[k] += rr[k];
         m.columns++;
-        m.all_tied += all_tied(c, ranked);
+        m.all_tied += all_tied(c);
     }
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p] && m.columns > 0) m.of_pe[p] = sum[p] / m.columns;
+    for (size_t k = 0; k < ranked.size() && m.columns > 0; k++) m.of_method[k] = sum[k] / m.columns;
     return m;
 }
 
@@ -402,8 +452,8 @@ std::vector<Column> columns_where(const std::vector<Column>& columns, Keep keep)
 }
 
 // the MRR over the columns that are not all tied (the tie-break decides nothing there)
-inline Mrr mrr_without_all_tied(const std::vector<Column>& columns, const std::vector<bool>& ranked) {
-    return mean_reciprocal_rank(columns_where(columns, [&](const Column& c) { return !all_tied(c, ranked); }), ranked);
+inline Mrr mrr_without_all_tied(const std::vector<Column>& columns, const std::vector<Method>& ranked) {
+    return mean_reciprocal_rank(columns_where(columns, [](const Column& c) { return !all_tied(c); }), ranked);
 }
 
 // the columns of the tasks some PE learned: those whose task [setting] is not in `unlearned`
@@ -411,44 +461,46 @@ inline std::vector<Column> columns_of_learned(const std::vector<Column>& columns
     return columns_where(columns, [&](const Column& c) { return !unlearned.count(group_name(c.task, c.label)); });
 }
 
-static std::vector<Column> columns_of(const std::vector<SweepRun>& runs) {
+// the methods that have a finished run in the sweep, in the listed order (Method::operator<)
+static std::vector<Method> ranked_methods(const std::vector<SweepRun>& runs) {
+    std::set<Method> finished;
+    for (const SweepRun& r : runs)
+        if (r.finished) finished.insert(r.method);
+    return std::vector<Method>(finished.begin(), finished.end());
+}
+
+// a ranked method's place in the list: its entry in a column, its colour in the plots
+static size_t place_of(const Method& m, const std::vector<Method>& ranked) {
+    return std::find(ranked.begin(), ranked.end(), m) - ranked.begin();
+}
+
+static std::vector<Column> columns_of(const std::vector<SweepRun>& runs, const std::vector<Method>& ranked) {
     std::map<std::pair<std::string, uint64_t>, Column> columns;
-    std::map<std::string, std::string> dir_of;  // (group, seed, pe) -> the run that filled it
+    std::map<std::string, std::string> dir_of;  // (group, seed, method) -> the run that filled it
     for (const SweepRun& r : runs) {
         if (!r.finished) continue;
         Column& c = columns[{r.group(), r.seed}];
         c.task = r.task, c.label = r.label, c.seed = r.seed;
-        std::string cell = r.group() + " " + r.pe + " " + std::to_string(r.seed);
+        c.ood.resize(ranked.size(), NAN);  // NAN until a run of the method fills it
+        std::string cell = r.group() + " " + r.method.name() + " " + std::to_string(r.seed);
         if (dir_of.count(cell))
             fail("%s and %s are the same run (%s, seed %llu): remove one of them", dir_of[cell].c_str(), r.dir.c_str(),
-                 (r.group() + " " + r.pe).c_str(), (unsigned long long)r.seed);
+                 (r.group() + " " + r.method.name()).c_str(), (unsigned long long)r.seed);
         dir_of[cell] = r.dir;
-        c.ood[r.pe_index] = r.test.all.accuracy();
+        c.ood[place_of(r.method, ranked)] = r.test.all.accuracy();
     }
     std::vector<Column> list;
     for (const auto& kv : columns) list.push_back(kv.second);
     return list;
 }
 
-// the PEs that have a finished run in the sweep
-static std::vector<bool> ranked_pes(const std::vector<SweepRun>& runs) {
-    std::vector<bool> ranked(NUM_PES, false);
-    for (const SweepRun& r : runs) ranked[r.pe_index] = ranked[r.pe_index] || r.finished;
-    return ranked;
-}
-
-// "nope 0.683  t5 0.517 ...": the ranked PEs, best MRR first (ties in PE order)
-static std::string mrr_line(const Mrr& m, const std::vector<bool>& ranked) {
-    std::vector<int> order;
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p]) order.push_back(p);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return m.of_pe[a] > m.of_pe[b]; });
+// "nope 0.683  fire+rand 0.517 ...": the ranked methods, best MRR first (ties in listed order)
+static std::string mrr_line(const Mrr& m, const std::vector<Method>& ranked) {
+    std::vector<size_t> order;
+    for (size_t k = 0; k < ranked.size(); k++) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m.of_method[a] > m.of_method[b]; });
     std::string line;
-    char buf[64];
-    for (int p : order) {
-        snprintf(buf, sizeof(buf), "%s%s %.3f", line.empty() ? "" : "  ", PE_NAMES[p], m.of_pe[p]);
-        line += buf;
-    }
+    for (size_t k : order) line += format_text("%s%s %.3f", line.empty() ? "" : "  ", ranked[k].name().c_str(), m.of_method[k]);
     return line;
 }
 
@@ -470,34 +522,35 @@ static std::map<int, Tally> tallies_by_length(const SweepRun& r) {
     return t;
 }
 
-// accuracy against length for every PE of one task: the mean over seeds as a line, each seed as faint dots
-static std::string group_svg(const std::vector<const SweepRun*>& runs, const std::string& title) {
+// accuracy against length for every method of one task: the mean over seeds as a line, each seed
+// as faint dots; a method has its place's colour in every plot
+static std::string group_svg(const std::vector<const SweepRun*>& runs, const std::vector<Method>& ranked, const std::string& title) {
     std::vector<const SplitResult*> splits;
     for (const SweepRun* r : runs) splits.push_back(&r->valid), splits.push_back(&r->test);
     std::pair<int, int> range = length_range(splits);
     SvgPlot plot = accuracy_plot(range.first, range.second, runs[0]->train_max, title);
-    std::vector<std::vector<std::pair<double, double>>> means(NUM_PES);
-    std::vector<int> seeds(NUM_PES, 0);
-    for (int p = 0; p < NUM_PES; p++) {
+    std::vector<std::vector<std::pair<double, double>>> means(ranked.size());
+    std::vector<int> seeds(ranked.size(), 0);
+    for (size_t k = 0; k < ranked.size(); k++) {
         std::map<int, std::pair<double, int>> sum;  // length -> (sum of accuracies, seeds)
         for (const SweepRun* r : runs) {
-            if (r->pe_index != p) continue;
-            seeds[p]++;
+            if (r->method != ranked[k]) continue;
+            seeds[k]++;
             std::vector<std::pair<double, double>> points;
             for (const auto& kv : tallies_by_length(*r)) {
                 points.push_back({kv.first, kv.second.accuracy()});
                 sum[kv.first].first += kv.second.accuracy(), sum[kv.first].second++;
             }
-            plot.dots(points, plot_color(p));
+            plot.dots(points, plot_color(k));
         }
-        for (const auto& kv : sum) means[p].push_back({kv.first, kv.second.first / kv.second.second});
+        for (const auto& kv : sum) means[k].push_back({kv.first, kv.second.first / kv.second.second});
     }
     std::vector<LegendEntry> legend;
-    for (int p = 0; p < NUM_PES; p++) {
-        if (!seeds[p]) continue;
-        plot.line(means[p], plot_color(p));  // lines over every PE's dots
-        std::string label = std::string(PE_NAMES[p]) + " (" + std::to_string(seeds[p]) + (seeds[p] == 1 ? " seed)" : " seeds)");
-        legend.push_back({label, plot_color(p)});
+    for (size_t k = 0; k < ranked.size(); k++) {
+        if (!seeds[k]) continue;
+        plot.line(means[k], plot_color(k));  // lines over every method's dots
+        std::string label = ranked[k].name() + " (" + std::to_string(seeds[k]) + (seeds[k] == 1 ? " seed)" : " seeds)");
+        legend.push_back({label, plot_color(k)});
     }
     legend.push_back({"training lengths", "#000", true});
     legend.push_back({"lines: mean over seeds", nullptr});
@@ -506,26 +559,22 @@ static std::string group_svg(const std::vector<const SweepRun*>& runs, const std
     return plot.finish();
 }
 
-// MRR of each ranked PE as bars, with the value on each bar
-static std::string mrr_svg(const Mrr& m, const std::vector<bool>& ranked, const std::string& title) {
-    std::vector<int> pes;
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p]) pes.push_back(p);
-    SvgPlot plot(-0.5, std::max<int>(1, pes.size()) - 0.5, title, false);
+// MRR of each ranked method as bars, with the value on each bar
+static std::string mrr_svg(const Mrr& m, const std::vector<Method>& ranked, const std::string& title) {
+    SvgPlot plot(-0.5, std::max<int>(1, ranked.size()) - 0.5, title, false);
     plot.top += 16;  // room for the value above a bar of 1
     plot.y_grid();
-    plot.axis_titles("positional encoding", "mean reciprocal rank");
+    plot.axis_titles("positional encoding (+ wrappers)", "mean reciprocal rank");
     if (m.columns == 0)
-        plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">no (task, seed) has a finished run of every PE</text>\n",
+        plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">no (task, seed) has a finished run of every method</text>\n",
                  (plot.x(plot.x_lo) + plot.x(plot.x_hi)) / 2, plot.y(0.5));
     double bar_width = 0.6 * (plot.x(1) - plot.x(0));
-    for (size_t k = 0; k < pes.size(); k++) {
-        int p = pes[k];
-        plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n", plot.x(k), plot.y(0) + 18, PE_NAMES[p]);
+    for (size_t k = 0; k < ranked.size(); k++) {
+        plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n", plot.x(k), plot.y(0) + 18, ranked[k].name().c_str());
         if (m.columns == 0) continue;
-        double value = m.of_pe[p];
+        double value = m.of_method[k];
         plot.add("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\"/>\n", plot.x(k) - bar_width / 2, plot.y(value),
-                 bar_width, plot.y(0) - plot.y(value), plot_color(p));
+                 bar_width, plot.y(0) - plot.y(value), plot_color(k));
         plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\" font-weight=\"bold\">%.3f</text>\n", plot.x(k), plot.y(value) - 6, value);
     }
     return plot.finish();
@@ -551,7 +600,7 @@ static int count_finished(const std::vector<SweepRun>& runs) {
     return (int)std::count_if(runs.begin(), runs.end(), [](const SweepRun& r) { return r.finished; });
 }
 
-static std::string header_section(const Sweep& s, const std::vector<bool>& ranked) {
+static std::string header_section(const Sweep& s, const std::vector<Method>& ranked) {
     int finished = count_finished(s.runs);
     std::string md = "# Sweep report: " + s.dir + "\n\n";
     md += format_text("- runs: %d found, %d finished, %d unfinished (listed at the end; they count nowhere)\n", (int)s.runs.size(),
@@ -561,12 +610,12 @@ static std::string header_section(const Sweep& s, const std::vector<bool>& ranke
     std::set<std::string> tasks;
     for (const SweepRun& r : s.runs) tasks.insert(r.task);
     md += "- tasks: " + join_words(Words(tasks.begin(), tasks.end())) + "\n";
-    Words pes;
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p]) pes.push_back(PE_NAMES[p]);
-    md += "- PEs ranked (those with a finished run): " + (pes.empty() ? std::string("none") : join_words(pes)) + "\n";
+    Words names;
+    for (const Method& m : ranked) names.push_back(m.name());
+    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, or RoPE's +pi, +ntk or +yarn to its "
+          "PE's name): " + (names.empty() ? std::string("none") : join_words(names)) + "\n";
     if (s.setting_fields.empty())
-        md += "- settings: the runs of each task differ only in PE and seed\n";
+        md += "- settings: the runs of each task differ only in method and seed\n";
     else {
         Words pattern;
         for (const std::string& f : s.setting_fields) pattern.push_back(f + "=...");
@@ -576,22 +625,21 @@ static std::string header_section(const Sweep& s, const std::vector<bool>& ranke
     return md + "\n";
 }
 
-static std::string mrr_row(const std::string& name, const Mrr& m, const std::vector<bool>& ranked) {
+static std::string mrr_row(const std::string& name, const Mrr& m) {
     std::string row = "| " + name + " |";
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p]) row += " " + cell(m.of_pe[p]) + " |";
+    for (double mrr : m.of_method) row += " " + cell(mrr) + " |";
     return row + format_text(" %d | %d |\n", m.columns, m.dropped);
 }
 
 // a scope's MRR row; under it, where the scope has all-tied columns, its MRR without them, and
 // where it has a task no PE learned, its MRR over the tasks some PE learned
-static std::string mrr_rows(const std::string& name, const std::vector<Column>& columns, const std::vector<bool>& ranked,
+static std::string mrr_rows(const std::string& name, const std::vector<Column>& columns, const std::vector<Method>& ranked,
                             const std::set<std::string>& unlearned) {
     Mrr m = mean_reciprocal_rank(columns, ranked);
-    std::string md = mrr_row(name, m, ranked);
+    std::string md = mrr_row(name, m);
     if (m.all_tied > 0)
         md += mrr_row(name + format_text(", without %d all-tied column%s", m.all_tied, m.all_tied == 1 ? "" : "s"),
-                      mrr_without_all_tied(columns, ranked), ranked);
+                      mrr_without_all_tied(columns, ranked));
     std::set<std::string> tasks, learned_tasks;
     for (const Column& c : columns) {
         std::string group = group_name(c.task, c.label);
@@ -604,37 +652,34 @@ static std::string mrr_rows(const std::string& name, const std::vector<Column>& 
         std::string which = n == 0   ? std::string("only the tasks some PE learned: none")
                             : n == 1 ? std::string("only the task some PE learned")
                                      : format_text("only the %d tasks some PE learned", n);
-        md += mrr_row(name + ", " + which + format_text(" (%d column%s)", l.columns, l.columns == 1 ? "" : "s"), l, ranked);
+        md += mrr_row(name + ", " + which + format_text(" (%d column%s)", l.columns, l.columns == 1 ? "" : "s"), l);
     }
     return md;
 }
 
 // MRR over every column, then over the columns of each task family, and of each setting
-static std::string mrr_section(const std::vector<Column>& columns, const std::vector<bool>& ranked, const Mrr& all,
+static std::string mrr_section(const std::vector<Column>& columns, const std::vector<Method>& ranked, const Mrr& all,
                                const std::set<std::string>& unlearned, int tasks) {
-    std::string first_listed = "the first PE";
-    for (int p = NUM_PES - 1; p >= 0; p--)
-        if (ranked[p]) first_listed = PE_NAMES[p];
+    std::string first_listed = ranked.empty() ? "the first method" : ranked[0].name();
     std::string md = "## Mean reciprocal rank\n\n";
-    md += "For every (task, seed) the PEs are ranked by overall OOD test accuracy (rank 1 is best; a tie goes to the PE listed "
-          "first); a PE's MRR is the mean of 1/rank over the columns that have a finished run of every PE. " +
-          format_text("%d columns ranked, %d dropped for a missing PE.\n\n", all.columns, all.dropped);
-    md += format_text("%d of the %d ranked columns are all tied (every PE at exactly the same OOD accuracy, typically a task "
-                      "no PE learned). ",
+    md += "For every (task, seed) the methods (a PE, plain or with wrappers) are ranked by overall OOD test accuracy (rank 1 is "
+          "best; a tie goes to the method listed first); a method's MRR is the mean of 1/rank over the columns that have a "
+          "finished run of every method. " +
+          format_text("%d columns ranked, %d dropped for a missing method.\n\n", all.columns, all.dropped);
+    md += format_text("%d of the %d ranked columns are all tied (every method at exactly the same OOD accuracy, typically a "
+                      "task no PE learned). ",
                       all.all_tied, all.columns) +
-          "Such a column ranks the PEs in listed order by the tie-break alone, handing " +
+          "Such a column ranks the methods in listed order by the tie-break alone, handing " +
           first_listed + " a free 1 and biasing the MRR; the paper's MRR keeps them, and each scope that has any is followed "
           "by its MRR without them. " +
           format_text("%d of the %d tasks %s learned by no PE (best mean ID accuracy < %.1f, noted under the task's table); ",
                       (int)unlearned.size(), tasks, unlearned.size() == 1 ? "was" : "were", NOT_LEARNED_ID) +
-          "their ranks are noise (a few lucky OOD answers, or PE order, rank PEs that all failed), so each scope that has such "
+          "their ranks are noise (a few lucky OOD answers, or listed order, rank methods that all failed), so each scope that has such "
           "a task is followed last by its MRR over only the tasks some PE learned.\n\n";
     md += "| scope |";
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p]) md += std::string(" ") + PE_NAMES[p] + " |";
+    for (const Method& m : ranked) md += " " + m.name() + " |";
     md += " ranked | dropped |\n|---|";
-    for (int p = 0; p < NUM_PES; p++)
-        if (ranked[p]) md += "---|";
+    for (size_t k = 0; k < ranked.size(); k++) md += "---|";
     md += "---|---|\n" + mrr_rows("**all**", columns, ranked, unlearned);
     std::set<std::string> families, labels;
     for (const Column& c : columns) families.insert(family_of(c.task)), labels.insert(c.label);
@@ -647,33 +692,40 @@ static std::string mrr_section(const std::vector<Column>& columns, const std::ve
             std::vector<Column> of_setting = columns_where(columns, [&](const Column& c) { return c.label == l; });
             md += mrr_rows("setting " + l, of_setting, ranked, unlearned);
         }
-    return md + "\n![MRR of each PE](mrr.svg)\n\n";
+    return md + "\n![MRR of each method](mrr.svg)\n\n";
 }
 
 static std::string lengths_of(const std::map<int, Tally>& by_length) {
     return by_length.empty() ? "none" : format_text("%d-%d", by_length.begin()->first, by_length.rbegin()->first);
 }
 
-// one task's table: a row per PE, over its seeds; a note under it where no PE learned the task
-static std::string group_section(const std::string& group, const std::vector<const SweepRun*>& runs, const Mrr& m, const std::string& svg) {
+// a method's row of a task table, over its seeds; "" where the method has no run in the task
+static std::string method_row(const Method& method, const std::vector<const SweepRun*>& runs, double mrr) {
+    double ood = 0, id = 0, lo = INFINITY, hi = -INFINITY, tokens = 0;
+    int seeds = 0, seeds_with_tokens = 0;
+    for (const SweepRun* r : runs) {
+        if (r->method != method) continue;
+        double a = r->test.all.accuracy();
+        ood += a, id += r->valid.all.accuracy(), lo = std::min(lo, a), hi = std::max(hi, a), seeds++;
+        if (r->test_tokens.total > 0) tokens += r->test_tokens.accuracy(), seeds_with_tokens++;
+    }
+    if (seeds == 0) return "";
+    return format_text("| %s | %.3f | %.3f-%.3f | %.3f | %d | %s | %s |\n", method.name().c_str(), ood / seeds, lo, hi, id / seeds, seeds,
+                       cell(mrr).c_str(), cell(seeds_with_tokens ? tokens / seeds_with_tokens : NAN).c_str());
+}
+
+// one task's table: a row per method, over its seeds; a note under it where no PE learned the task
+static std::string group_section(const std::string& group, const std::vector<const SweepRun*>& runs, const std::vector<Method>& ranked,
+                                 const Mrr& m, const std::string& svg) {
     std::string md = "### " + group + "\n\n";
     md += "ID (valid) lengths " + lengths_of(runs[0]->valid.by_length) + ", OOD (test) lengths " + lengths_of(runs[0]->test.by_length) +
-          format_text("; seeds with a finished run of every PE: %d", m.columns) +
-          (m.all_tied ? format_text(", %d of them all tied (every PE the same OOD accuracy).\n\n", m.all_tied) : std::string(".\n\n"));
-    md += "| PE | OOD test accuracy (mean) | OOD min-max over seeds | ID valid accuracy (mean) | seeds | MRR in this task |\n";
-    md += "|---|---|---|---|---|---|\n";
-    for (int p = 0; p < NUM_PES; p++) {
-        double ood = 0, id = 0, lo = INFINITY, hi = -INFINITY;
-        int seeds = 0;
-        for (const SweepRun* r : runs) {
-            if (r->pe_index != p) continue;
-            double a = r->test.all.accuracy();
-            ood += a, id += r->valid.all.accuracy(), lo = std::min(lo, a), hi = std::max(hi, a), seeds++;
-        }
-        if (seeds == 0) continue;
-        md += format_text("| %s | %.3f | %.3f-%.3f | %.3f | %d | %s |\n", PE_NAMES[p], ood / seeds, lo, hi, id / seeds, seeds,
-                          cell(m.of_pe[p]).c_str());
-    }
+          format_text("; seeds with a finished run of every method: %d", m.columns) +
+          (m.all_tied ? format_text(", %d of them all tied (every method the same OOD accuracy).\n\n", m.all_tied) : std::string(".\n\n"));
+    // per-token accuracy last: exact match is what the MRR ranks; "-" for runs from before it
+    md += "| method | OOD test accuracy (mean) | OOD min-max over seeds | ID valid accuracy (mean) | seeds | MRR in this task "
+          "| OOD per-token accuracy (mean) |\n";
+    md += "|---|---|---|---|---|---|---|\n";
+    for (size_t k = 0; k < ranked.size(); k++) md += method_row(ranked[k], runs, m.of_method[k]);
     if (!learned(runs))
         md += format_text("\nNo PE learned this task in distribution (best mean ID accuracy %.3f < %.1f): its ranks are noise.\n",
                           best_mean_id(runs), NOT_LEARNED_ID);
@@ -683,15 +735,15 @@ static std::string group_section(const std::string& group, const std::vector<con
 static std::string unfinished_section(const std::vector<SweepRun>& runs) {
     std::string md;
     for (const SweepRun& r : runs)
-        if (!r.finished) md += "- `" + r.dir + "`: " + r.group() + ", " + r.pe + ", seed " + std::to_string(r.seed) + "\n";
+        if (!r.finished) md += "- `" + r.dir + "`: " + r.group() + ", " + r.method.name() + ", seed " + std::to_string(r.seed) + "\n";
     return md.empty() ? "" : "## Unfinished runs (no results.json)\n\n" + md;
 }
 
 // Reads the sweep, writes report.md and the SVGs into it; returns the summary for stdout.
 static std::string write_report(const std::string& sweep_dir) {
     Sweep s = read_sweep(sweep_dir);
-    std::vector<bool> ranked = ranked_pes(s.runs);
-    std::vector<Column> columns = columns_of(s.runs);
+    std::vector<Method> ranked = ranked_methods(s.runs);
+    std::vector<Column> columns = columns_of(s.runs, ranked);
     Mrr all = mean_reciprocal_rank(columns, ranked);
     std::map<std::string, std::vector<const SweepRun*>> groups;  // task [label] -> its finished runs
     for (const SweepRun& r : s.runs)
@@ -707,16 +759,16 @@ static std::string write_report(const std::string& sweep_dir) {
         std::vector<Column> of_group = columns_where(columns, [&](const Column& c) { return c.task == task && c.label == label; });
         Mrr m = mean_reciprocal_rank(of_group, ranked);
         std::string svg = svg_name(*g.second[0]);
-        write_text((fs::path(sweep_dir) / svg).string(), group_svg(g.second, g.first + ": accuracy against length"));
-        md += group_section(g.first, g.second, m, svg);
+        write_text((fs::path(sweep_dir) / svg).string(), group_svg(g.second, ranked, g.first + ": accuracy against length"));
+        md += group_section(g.first, g.second, ranked, m, svg);
     }
     md += unfinished_section(s.runs);
     write_text((fs::path(sweep_dir) / "report.md").string(), md);
     write_text((fs::path(sweep_dir) / "mrr.svg").string(),
-               mrr_svg(all, ranked, format_text("MRR of each PE over %d (task, seed) columns", all.columns)));
+               mrr_svg(all, ranked, format_text("MRR of each method over %d (task, seed) columns", all.columns)));
 
     int finished = count_finished(s.runs);
-    std::string summary = format_text("%s: %d runs, %d finished, %d unfinished; %d columns ranked, %d dropped for a missing PE\n",
+    std::string summary = format_text("%s: %d runs, %d finished, %d unfinished; %d columns ranked, %d dropped for a missing method\n",
                                       sweep_dir.c_str(), (int)s.runs.size(), finished, (int)s.runs.size() - finished, all.columns,
                                       all.dropped);
     summary += format_text("wrote %s/report.md, mrr.svg and %d task plots\n", sweep_dir.c_str(), (int)groups.size());

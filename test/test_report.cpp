@@ -2,7 +2,7 @@
 // includes train.cu): the mean reciprocal rank against a hand computation, task families,
 // settings kept apart, the JSON reader on train.cu's own format, a whole report of a small
 // synthetic sweep (with the MRR without all-tied columns, the note on unlearned tasks and the MRR
-// over the tasks some PE learned), and bad input.
+// over the tasks some PE learned), wrapped PEs ranked as methods of their own, and bad input.
 #define TESTING
 #include "dev/report.cpp"
 #include "test/unity.h"
@@ -10,24 +10,19 @@
 // MRRs here are means of three or four fractions: exact up to a few rounding steps
 static const double MEAN_OF_FRACTIONS = 1e-12;
 
-// the sweeps here have the paper's five PEs (the tables and MRR are for any subset of PE_NAMES)
-static std::vector<bool> paper_pes() {
-    std::vector<bool> ranked(NUM_PES, false);
-    for (int p = 0; p < NUM_PAPER_PES; p++) ranked[p] = true;
+// most sweeps here rank the paper's five PEs, plain (the tables and MRR are for any list of methods)
+static std::vector<Method> paper_methods() {
+    std::vector<Method> ranked;
+    for (int p = 0; p < NUM_PAPER_PES; p++) ranked.push_back(Method{p, ""});
     return ranked;
 }
-static const std::vector<bool> ALL_PES = paper_pes();
+static const std::vector<Method> PAPER_METHODS = paper_methods();
 
-// accuracies of the paper's five, then NAN for the later PEs (no runs)
-static std::vector<double> of_paper_pes(std::vector<double> ood) {
-    ood.resize(NUM_PES, NAN);
-    return ood;
-}
-
-// one (task, seed) column; NAN marks a PE without a finished run
-static Column column(const std::string& task, uint64_t seed, std::vector<double> ood_by_pe) {
+// one (task, seed) column, an accuracy per ranked method in the listed order; NAN marks a method
+// without a finished run
+static Column column(const std::string& task, uint64_t seed, std::vector<double> ood_by_method) {
     Column c;
-    c.task = task, c.seed = seed, c.ood = of_paper_pes(ood_by_pe);
+    c.task = task, c.seed = seed, c.ood = ood_by_method;
     return c;
 }
 
@@ -42,8 +37,25 @@ static int count_of(const std::string& text, const std::string& part) {
     return n;
 }
 
+// The wrappers of a run as train.cu records them now: config.json's "random-positions" and
+// "abacus", results.json's "rope_scaling" (next to its per-token counts). Without a Wrappers the
+// helpers below leave all these fields out, as runs from before them did.
+struct Wrappers {
+    int random_positions = 0;
+    bool abacus = false;
+    std::string rope_scaling = "none";
+};
+static const Wrappers PLAIN{};                          // recorded, every wrapper off
+static const Wrappers RANDOM_POSITIONS{256, false, "none"};
+static const Wrappers ABACUS{0, true, "none"};
+static const Wrappers PI_SCALING{0, false, "pi"};        // an evaluation of a rope checkpoint
+
 // config.json as train.cu's config_json writes it (fields in flag_table's order)
-static std::string config_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model) {
+static std::string config_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
+                               const Wrappers* w) {
+    std::string wrappers = w ? "  \"random-positions\": " + std::to_string(w->random_positions) + ",\n  \"abacus\": " +
+                                   (w->abacus ? "true" : "false") + ",\n"
+                             : "";
     bool small = model == "small";
     return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n" +
            "  \"layers\": " + (small ? "6" : "2") + ",\n  \"d-model\": " + (small ? "384" : "64") + ",\n  \"heads\": " + (small ? "6" : "4") +
@@ -51,29 +63,40 @@ static std::string config_json(const std::string& task, const std::string& pe, u
            ",\n  \"steps\": " + (small ? "10000" : "2000") + ",\n  \"batch\": 64,\n  \"lr\": " + (small ? "0.0003" : "0.003") +
            ",\n  \"warmup-frac\": 0.06,\n  \"weight-decay\": 0.05,\n  \"grad-clip\": 1,\n  \"eval-every\": " + (small ? "1000" : "250") +
            ",\n  \"seed\": " + std::to_string(seed) + ",\n  \"data-seed\": 9842497,\n  \"train-size\": 100000,\n  \"valid-size\": 7500,\n" +
-           "  \"test-size\": 10000,\n  \"train-max\": 4,\n  \"test-max\": 6,\n  \"train-min\": 2,\n  \"vocab\": 40,\n  \"max-tokens\": 20,\n" +
+           "  \"test-size\": 10000,\n  \"train-max\": 4,\n  \"test-max\": 6,\n" + wrappers + "  \"train-min\": 2,\n  \"vocab\": 40,\n  \"max-tokens\": 20,\n" +
            "  \"parameters\": " + std::to_string(100000 + 64 * (pe == "t5")) + "\n}\n";
 }
 
 // results.json as train.cu's report() writes it (json_split is the very function it calls)
 static std::string results_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
-                                const SplitResult& valid, const SplitResult& test) {
+                                const SplitResult& valid, const SplitResult& test, const Wrappers* w, const SplitResult& test_tokens) {
     return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n  \"seed\": " + std::to_string(seed) +
+           (w ? ",\n  \"rope_scaling\": \"" + w->rope_scaling + "\"" : "") +
            ",\n  \"steps\": 2000,\n  \"best_step\": 1000,\n  \"train_max\": 4,\n  \"valid\": " + json_split(valid) +
-           ",\n  \"test\": " + json_split(test) + "\n}\n";
+           ",\n  \"test\": " + json_split(test) + (w ? ",\n  \"test_tokens\": " + json_split(test_tokens) : "") + "\n}\n";
 }
 
 // A run directory as ./train leaves it: lengths 2-4 in valid with a fraction `id` right at each
 // length, 5-6 in test with a fraction `ood` right (10 examples a length). ood < 0: unfinished.
+// With wrappers, the fields train.cu writes now, and a per-token OOD accuracy of (1 + ood) / 2
+// (20 tokens a length): a wrong answer still has some tokens right.
 static void write_run(const std::string& dir, const std::string& task, const std::string& pe, uint64_t seed, double ood,
-                      const std::string& model = "tiny", double id = 1.0) {
+                      const std::string& model = "tiny", double id = 1.0, const Wrappers* w = nullptr) {
     fs::create_directories(dir);
-    write_text(dir + "/config.json", config_json(task, pe, seed, model));
+    write_text(dir + "/config.json", config_json(task, pe, seed, model, w));
     if (ood < 0) return;
-    SplitResult valid, test;
+    SplitResult valid, test, test_tokens;
     for (int length = 2; length <= 6; length++)
         for (int k = 0; k < 10; k++) (length <= 4 ? valid : test).add(length, k < (int)lround((length <= 4 ? id : ood) * 10));
-    write_text(dir + "/results.json", results_json(task, pe, seed, model, valid, test));
+    for (int length = 5; length <= 6; length++)
+        for (int k = 0; k < 20; k++) test_tokens.add(length, k < (int)lround((1 + ood) / 2 * 20));
+    write_text(dir + "/results.json", results_json(task, pe, seed, model, valid, test, w, test_tokens));
+}
+
+// a run directory as ./train leaves it now, its wrappers recorded
+static void write_wrapped_run(const std::string& dir, const std::string& task, const std::string& pe, const Wrappers& w, uint64_t seed,
+                              double ood, const std::string& model = "tiny") {
+    write_run(dir, task, pe, seed, ood, model, 1.0, &w);
 }
 
 // ----------------------------------------------------------------------------
@@ -93,15 +116,15 @@ static void test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column(v
     //                        alibi (1/3 + 1/5 + 1/5)/3 = 11/45, rope (1/4 + 1/2 + 1)/3 = 7/12
     std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.5, 0.5, 0.3}), column("copy", 2, {0.4, 0.8, 0.4, 0.2, 0.6}),
                                    column("sort", 1, {0.7, 0.7, 0.7, 0.1, 0.9}), column("sort", 2, {0.9, 0.9, 0.2, 0.3, NAN})};
-    Mrr m = mean_reciprocal_rank(columns, ALL_PES);
+    Mrr m = mean_reciprocal_rank(columns, PAPER_METHODS);
     TEST_ASSERT_EQUAL_INT(3, m.columns);
     TEST_ASSERT_EQUAL_INT(1, m.dropped);
     const double expected[NUM_PAPER_PES] = {11.0 / 18, 23.0 / 45, 1.0 / 3, 11.0 / 45, 7.0 / 12};
-    for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected[p], m.of_pe[p], PE_NAMES[p]);
+    for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected[p], m.of_method[p], PE_NAMES[p]);
 }
 
 static void test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five(void) {
-    std::vector<double> rr = reciprocal_ranks(of_paper_pes({0.5, 0.5, 0.5, 0.5, 0.5}), ALL_PES);  // all tied: PE order decides
+    std::vector<double> rr = reciprocal_ranks({0.5, 0.5, 0.5, 0.5, 0.5});  // all tied: listed order decides
     for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0 / (p + 1), rr[p]);
 }
 
@@ -117,39 +140,40 @@ static void test_mrr_without_all_tied_columns_matches_a_hand_computation(void) {
     // The tie-break alone puts nope (11/15) ahead of rope (29/60); without it rope (5/8) leads nope (3/5).
     std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.5, 0.5, 0.3}), column("copy", 2, {0.0, 0.0, 0.0, 0.0, 0.0}),
                                    column("sort", 1, {0.2, 0.8, 0.4, 0.6, 1.0})};
-    Mrr paper = mean_reciprocal_rank(columns, ALL_PES);
+    Mrr paper = mean_reciprocal_rank(columns, PAPER_METHODS);
     TEST_ASSERT_EQUAL_INT(3, paper.columns);
     TEST_ASSERT_EQUAL_INT(1, paper.all_tied);
     const double expected_paper[NUM_PAPER_PES] = {11.0 / 15, 2.0 / 5, 13.0 / 36, 11.0 / 36, 29.0 / 60};
-    for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected_paper[p], paper.of_pe[p], PE_NAMES[p]);
-    Mrr untied = mrr_without_all_tied(columns, ALL_PES);
+    for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected_paper[p], paper.of_method[p], PE_NAMES[p]);
+    Mrr untied = mrr_without_all_tied(columns, PAPER_METHODS);
     TEST_ASSERT_EQUAL_INT(2, untied.columns);
     TEST_ASSERT_EQUAL_INT(0, untied.all_tied);
     TEST_ASSERT_EQUAL_INT(0, untied.dropped);
     const double expected_untied[NUM_PAPER_PES] = {3.0 / 5, 7.0 / 20, 3.0 / 8, 1.0 / 3, 5.0 / 8};
-    for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected_untied[p], untied.of_pe[p], PE_NAMES[p]);
+    for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, expected_untied[p], untied.of_method[p], PE_NAMES[p]);
 }
 
-static void test_a_column_is_all_tied_only_when_every_ranked_pe_has_the_same_accuracy(void) {
-    TEST_ASSERT(all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, 0.0}), ALL_PES));
-    TEST_ASSERT(all_tied(column("copy", 1, {0.3, 0.3, 0.3, 0.3, 0.3}), ALL_PES));
-    TEST_ASSERT(!all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, 0.0001}), ALL_PES));  // one correct answer more is no tie
-    TEST_ASSERT(!all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, NAN}), ALL_PES));     // incomplete: dropped, not tied
-    std::vector<bool> two(NUM_PES, false), one(NUM_PES, false);
-    two[PE_NOPE] = two[PE_ROPE] = true;
-    one[PE_ROPE] = true;
-    TEST_ASSERT(all_tied(column("copy", 1, {0.5, NAN, 0.1, NAN, 0.5}), two));  // only ranked PEs count
-    TEST_ASSERT(!all_tied(column("copy", 1, {NAN, NAN, NAN, NAN, 0.5}), one));  // one PE: nothing is broken by the tie-break
+static void test_a_column_is_all_tied_only_when_every_ranked_method_has_the_same_accuracy(void) {
+    TEST_ASSERT(all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, 0.0})));
+    TEST_ASSERT(all_tied(column("copy", 1, {0.3, 0.3, 0.3, 0.3, 0.3})));
+    TEST_ASSERT(!all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, 0.0001})));  // one correct answer more is no tie
+    TEST_ASSERT(!all_tied(column("copy", 1, {0.0, 0.0, 0.0, 0.0, NAN})));     // incomplete: dropped, not tied
+    TEST_ASSERT(all_tied(column("copy", 1, {0.5, 0.5})));                     // a sweep of two methods
+    TEST_ASSERT(!all_tied(column("copy", 1, {0.5})));  // one method: nothing is broken by the tie-break
 }
 
-static void test_only_the_pes_a_sweep_has_are_ranked(void) {
-    std::vector<bool> two(NUM_PES, false);
-    two[PE_NOPE] = two[PE_ROPE] = true;  // a sweep of nope and rope only
-    Mrr m = mean_reciprocal_rank({column("copy", 1, {0.2, NAN, NAN, NAN, 0.9}), column("copy", 2, {0.8, NAN, NAN, NAN, 0.1})}, two);
+static void test_only_the_methods_a_sweep_finished_are_ranked(void) {
+    std::vector<SweepRun> runs(3);  // a sweep of nope and rope, and an ape run that did not finish
+    runs[0].method.pe = PE_ROPE, runs[1].method.pe = PE_NOPE, runs[2].method.pe = PE_APE;
+    runs[0].finished = runs[1].finished = true;
+    std::vector<Method> ranked = ranked_methods(runs);
+    TEST_ASSERT_EQUAL_INT(2, (int)ranked.size());
+    TEST_ASSERT_EQUAL_STRING("nope", ranked[0].name());
+    TEST_ASSERT_EQUAL_STRING("rope", ranked[1].name());
+    Mrr m = mean_reciprocal_rank({column("copy", 1, {0.2, 0.9}), column("copy", 2, {0.8, 0.1})}, ranked);
     TEST_ASSERT_EQUAL_INT(2, m.columns);
-    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_pe[PE_NOPE]);  // (1/2 + 1)/2
-    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_pe[PE_ROPE]);
-    TEST_ASSERT(std::isnan(m.of_pe[PE_APE]));
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_method[0]);  // (1/2 + 1)/2
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_method[1]);
 }
 
 static void test_families_group_task_variants_by_the_name_before_the_underscore(void) {
@@ -163,9 +187,9 @@ static void test_families_group_task_variants_by_the_name_before_the_underscore(
     std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.2, 0.3, 0.4}), column("copy_rdc", 1, {0.0, 0.1, 0.2, 0.3, 0.4}),
                                    column("sort", 1, {0.9, 0.1, 0.2, 0.3, 0.4})};
     std::vector<Column> copy = columns_where(columns, [](const Column& c) { return family_of(c.task) == "copy"; });
-    Mrr m = mean_reciprocal_rank(copy, ALL_PES);
+    Mrr m = mean_reciprocal_rank(copy, PAPER_METHODS);
     TEST_ASSERT_EQUAL_INT(2, m.columns);
-    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.6, m.of_pe[PE_NOPE]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.6, m.of_method[0]);  // nope
 }
 
 static void test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart(void) {
@@ -242,6 +266,8 @@ static void test_malformed_json_is_refused_with_file_and_line(void) {
     TEST_ASSERT_THROWS_WITH(parse_json("[1, 2", "x.json"), "expected ',' or ']'");
     TEST_ASSERT_THROWS_WITH(parse_json("{\"a\": \"open", "x.json"), "expected the end of a string");
     TEST_ASSERT_THROWS_WITH(field(parse_json("{\"a\": 1}", "x.json"), "a", Json::STRING, "x.json"), "x.json: field \"a\" should be a string");
+    TEST_ASSERT_THROWS_WITH(field(parse_json("{\"a\": 1}", "x.json"), "a", Json::BOOLEAN, "x.json"), "field \"a\" should be true or false");
+    TEST_ASSERT_THROWS_WITH(field(parse_json("{\"a\": 1}", "x.json"), "a", Json::OBJECT, "x.json"), "field \"a\" should be an object");
 }
 
 // ----------------------------------------------------------------------------
@@ -319,7 +345,7 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
     TEST_ASSERT_MESSAGE(md.find("No PE learned this task in distribution (best mean ID accuracy 0.200 < 0.5): its ranks are noise.") !=
                             std::string::npos,
                         md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("seeds with a finished run of every PE: 2, 2 of them all tied") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("seeds with a finished run of every method: 2, 2 of them all tied") != std::string::npos, md.c_str());
     // addition is also a task no PE learned: after the row without all-tied columns, the row over copy alone
     TEST_ASSERT_MESSAGE(md.find("| **all**, without 2 all-tied columns | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n"
                                 "| **all**, only the task some PE learned (2 columns) | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n") !=
@@ -392,6 +418,98 @@ static void test_runs_of_different_presets_are_never_ranked_against_each_other(v
     fs::remove_all(dir);
 }
 
+// ----------------------------------------------------------------------------
+// wrapped PEs: methods of their own, ranked in the plain PEs' columns
+
+static void test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column(void) {
+    // copy, seed 1: one column of five methods, listed in PE_NAMES order, each plain PE before its variants.
+    // rope+pi is an evaluation of the rope run's checkpoint: the same config.json, results with "rope_scaling": "pi".
+    // nope's run is from before the wrapper fields (none recorded): a plain PE, without per-token accuracy.
+    //   method      nope  rope  rope+pi  fire  fire+rand
+    //   OOD         0.0   0.5   0.7      0.5   0.9
+    //   rank        5     3     2        4     1          (rope before fire in their tie: rope comes first in PE_NAMES)
+    //   RR          1/5   1/3   1/2      1/4   1
+    //   per-token   -     0.75  0.85     0.75  0.95       ((1 + OOD) / 2, as write_run writes it)
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.0);
+    write_wrapped_run(dir + "/copy-rope-s1", "copy", "rope", PLAIN, 1, 0.5);
+    write_wrapped_run(dir + "/copy-rope-s1-pi", "copy", "rope", PI_SCALING, 1, 0.7);
+    write_wrapped_run(dir + "/copy-fire-s1", "copy", "fire", PLAIN, 1, 0.5);
+    write_wrapped_run(dir + "/copy-fire-s1-rand", "copy", "fire", RANDOM_POSITIONS, 1, 0.9);
+    TEST_ASSERT_EQUAL_STRING(read_text(dir + "/copy-rope-s1/config.json"), read_text(dir + "/copy-rope-s1-pi/config.json"));
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| scope | nope | rope | rope+pi | fire | fire+rand | ranked | dropped |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| **all** | 0.200 | 0.333 | 0.500 | 0.250 | 1.000 | 1 | 0 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: fire+rand 1.000  rope+pi 0.500  rope 0.333  fire 0.250  nope 0.200\n"),
+                        summary.c_str());
+    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("### copy [") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| fire+rand | 0.900 | 0.900-0.900 | 1.000 | 1 | 1.000 | 0.950 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| rope+pi | 0.700 | 0.700-0.700 | 1.000 | 1 | 0.500 | 0.850 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| nope | 0.000 | 0.000-0.000 | 1.000 | 1 | 0.200 | - |\n") != std::string::npos, md.c_str());
+    std::string svg = read_text(dir + "/copy.svg");
+    TEST_ASSERT_EQUAL_INT(5, count_of(svg, "<polyline"));  // one mean line per method
+    TEST_ASSERT_MESSAGE(svg.find(">fire+rand (1 seed)</text>") != std::string::npos && svg.find(">rope+pi (1 seed)</text>") != std::string::npos,
+                        svg.c_str());
+    std::string bars = read_text(dir + "/mrr.svg");
+    TEST_ASSERT_EQUAL_INT(5, count_of(bars, "<rect x="));  // one bar per method
+    TEST_ASSERT(bars.find(">fire+rand</text>") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+static void test_wrappers_are_no_setting_of_their_own(void) {
+    // nope, nope+abacus and fire+rand in two presets: the settings are told apart by model alone,
+    // and each preset's column ranks all three. OOD nope 0.1, nope+abacus 0.5, fire+rand 0.9: RR 1/3, 1/2, 1.
+    std::string dir = temp_dir();
+    for (const char* model : {"tiny", "small"}) {
+        std::string m = model;
+        write_wrapped_run(dir + "/" + m + "-nope", "copy", "nope", PLAIN, 1, 0.1, m);
+        write_wrapped_run(dir + "/" + m + "-nope-abacus", "copy", "nope", ABACUS, 1, 0.5, m);
+        write_wrapped_run(dir + "/" + m + "-fire-rand", "copy", "fire", RANDOM_POSITIONS, 1, 0.9, m);
+    }
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy [model=small]\n") != std::string::npos && md.find("### copy [model=tiny]\n") != std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("random-positions") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("abacus=") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("the runs of a task also differ in model, so") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| setting model=small | 0.333 | 0.500 | 1.000 | 1 | 0 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 2 columns: fire+rand 1.000  nope+abacus 0.500  nope 0.333\n"), summary.c_str());
+    fs::remove_all(dir);
+}
+
+static void test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not(void) {
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/a/copy-fire-s1", "copy", "fire", PLAIN, 1, 0.5);
+    write_wrapped_run(dir + "/a/copy-fire-rand-s1", "copy", "fire", RANDOM_POSITIONS, 1, 0.9);
+    std::string summary = write_report(dir);  // two methods of one column, not one run twice
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: fire+rand 1.000  fire 0.500\n"), summary.c_str());
+    write_wrapped_run(dir + "/b/copy-fire-rand-s1", "copy", "fire", RANDOM_POSITIONS, 1, 0.8);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "a/copy-fire-rand-s1 and b/copy-fire-rand-s1 are the same run (copy fire+rand, seed 1)");
+    fs::remove_all(dir);
+}
+
+static void test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped(void) {
+    // an all-tied column (every method at 0): the listed order alone ranks them, RR 1, 1/2, 1/3,
+    // whatever the order of their directories (here the reverse)
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/a-fire-rand", "copy", "fire", RANDOM_POSITIONS, 1, 0.0);
+    write_wrapped_run(dir + "/b-fire", "copy", "fire", PLAIN, 1, 0.0);
+    write_wrapped_run(dir + "/c-nope", "copy", "nope", PLAIN, 1, 0.0);
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: nope 1.000  fire 0.500  fire+rand 0.333\n"), summary.c_str());
+    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("| scope | nope | fire | fire+rand |") != std::string::npos, summary.c_str());
+    fs::remove_all(dir);
+    // the variants of one PE follow it in the order of their suffixes as strings
+    std::vector<Method> methods = {{PE_FIRE, "+rand+abacus"}, {PE_FIRE, "+rand"}, {PE_ROPE, "+pi"}, {PE_FIRE, ""},
+                                   {PE_NOPE, "+abacus"},      {PE_FIRE, "+abacus"}, {PE_NOPE, ""}};
+    std::sort(methods.begin(), methods.end());
+    Words names;
+    for (const Method& m : methods) names.push_back(m.name());
+    TEST_ASSERT_EQUAL_STRING("nope nope+abacus rope+pi fire fire+abacus fire+rand fire+rand+abacus", join_words(names));
+}
+
 static void test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths(void) {
     SplitResult valid, test;
     valid.add(2, true), valid.add(3, true), test.add(4, false), test.add(5, true);
@@ -443,8 +561,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column);
     RUN_TEST(test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five);
     RUN_TEST(test_mrr_without_all_tied_columns_matches_a_hand_computation);
-    RUN_TEST(test_a_column_is_all_tied_only_when_every_ranked_pe_has_the_same_accuracy);
-    RUN_TEST(test_only_the_pes_a_sweep_has_are_ranked);
+    RUN_TEST(test_a_column_is_all_tied_only_when_every_ranked_method_has_the_same_accuracy);
+    RUN_TEST(test_only_the_methods_a_sweep_finished_are_ranked);
     RUN_TEST(test_families_group_task_variants_by_the_name_before_the_underscore);
     RUN_TEST(test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart);
     RUN_TEST(test_fields_that_differ_only_between_tasks_label_nothing);
@@ -455,6 +573,10 @@ int main(int argc, char** argv) {
     RUN_TEST(test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned);
     RUN_TEST(test_report_gives_the_mrr_over_the_tasks_some_pe_learned);
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
+    RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
+    RUN_TEST(test_wrappers_are_no_setting_of_their_own);
+    RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
+    RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
     RUN_TEST(test_missing_sweep_directory_is_refused);
     RUN_TEST(test_directory_without_runs_is_refused);
