@@ -3,7 +3,7 @@
 
  A pre-norm, decoder-only transformer as the paper ran it (T5-base's decoder stack without
  cross-attention; reference/paper-protocol.md §4):
-     h = dropout(wte[token] + PE input)                                    (B, T, C)
+     h = dropout(wte[token] + PE input [+ Abacus row])                     (B, T, C)
      for each layer:  h += dropout(attention(rmsnorm(h)) Wo^T)
                       h += dropout(dropout(relu(rmsnorm(h) W1^T)) W2^T)
      logits = (dropout(rmsnorm(h)) * C^-0.5) wte^T                         tied embedding
@@ -55,6 +55,7 @@ struct ModelConfig {
     float rope_frac;         // RoPE: fraction of each head's dims that rotate (paper: 0.25)
     float dropout;           // paper: 0.1
     int random_positions = 0;  // --random-positions L: training draws positions from 0 .. L-1
+    bool abacus = false;       // --abacus: digits also get their place's row of the Abacus table (pe.h)
     int HS() const { return C / NH; }
     // positions the PE's tables (and ape_learned's rows) cover
     int max_pos() const { return std::max(max_T, random_positions); }
@@ -91,8 +92,8 @@ inline void validate_model_config(const ModelConfig& c) {
 // ----------------------------------------------------------------------------
 // the parameter table
 
-enum ParamId { P_WTE, P_PE_TABLE, P_LNF, P_LN1, P_WQ, P_WK, P_WV, P_WO, P_LN2, P_W1, P_W2, NUM_PARAMS };
-enum Dim { D_ONE, D_C, D_F, D_V, D_PE };
+enum ParamId { P_WTE, P_PE_TABLE, P_ABACUS, P_LNF, P_LN1, P_WQ, P_WK, P_WV, P_WO, P_LN2, P_W1, P_W2, NUM_PARAMS };
+enum Dim { D_ONE, D_C, D_F, D_V, D_PE, D_ABACUS };
 
 struct ParamSpec {
     const char* name;
@@ -109,6 +110,7 @@ struct ParamSpec {
 static const ParamSpec PARAMS[NUM_PARAMS] = {
     {"wte", false, D_V, D_C, true, [](const ModelConfig&) { return 1.0; }},  // token embedding, tied LM head
     {"pe_table", false, D_ONE, D_PE, false, nullptr},  // the PE's learned parameters (pe.h), shared by all layers
+    {"abacus", false, D_ABACUS, D_C, false, [](const ModelConfig&) { return 1.0; }},  // no rows without --abacus; std 1 as wte
     {"lnf", false, D_ONE, D_C, true, nullptr},  // final RMSNorm weight
     {"ln1", true, D_ONE, D_C, true, nullptr},
     {"wq", true, D_C, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt((double)c.C * c.HS()); }},
@@ -126,6 +128,7 @@ inline int dim_size(const ModelConfig& c, Dim d) {
         case D_C: return c.C;
         case D_F: return c.F;
         case D_V: return c.V;
+        case D_ABACUS: return c.abacus ? abacus_rows(c.max_T) : 0;
         default: return (int)pe_param_count(c.pe, c.C, c.NH, c.max_pos());
     }
 }
@@ -246,6 +249,40 @@ inline void embedding_backward(real* dwte,            // (V, C)
             dwte[(size_t)tokens[bt] * C + c] += dout[bt * C + c];
             pe_input_backward(pe, dpe_params, dout[bt * C + c], position_of(positions, (int)(bt / T), (int)(bt % T), T), c);
         }
+}
+
+// out[b,t,:] += abacus[row,:] for each digit, row = its place in its number - 1 + offsets[b] (pe.h)
+inline void abacus_forward(real* out,                       // (B, T, C)
+                           const int* tokens,               // (B, T)
+                           const int* offsets,              // (B), or nullptr: 0
+                           const real* abacus,              // (abacus_rows, C)
+                           const unsigned char* is_digit,   // (V)
+                           int B, int T, int C, int t0) {
+#pragma omp parallel for collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int t = t0; t < T; t++) {
+            int row = abacus_row(tokens + (size_t)b * T, is_digit, t, offsets ? offsets[b] : 0);
+            if (row < 0) continue;
+            real* out_bt = out + ((size_t)b * T + t) * C;
+            for (int c = 0; c < C; c++) out_bt[c] += abacus[(size_t)row * C + c];
+        }
+}
+
+// forward: out[b,t,:] += abacus[row,:], so dabacus[row,:] += dout[b,t,:]
+inline void abacus_backward(real* dabacus,                  // (abacus_rows, C)
+                            const real* dout,               // (B, T, C)
+                            const int* tokens,              // (B, T)
+                            const int* offsets,             // (B), or nullptr: 0
+                            const unsigned char* is_digit,  // (V)
+                            int B, int T, int C) {
+    // digits of many sequences share a row, so threads split the channels
+#pragma omp parallel for
+    for (int c = 0; c < C; c++)
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < T; t++) {
+                int row = abacus_row(tokens + (size_t)b * T, is_digit, t, offsets ? offsets[b] : 0);
+                if (row >= 0) dabacus[(size_t)row * C + c] += dout[((size_t)b * T + t) * C + c];
+            }
 }
 
 // out = inp * rstd * weight with rstd = 1 / sqrt(mean(inp^2) + eps), row by row
@@ -633,6 +670,7 @@ struct Model {
     std::vector<real> params, grads, adam_m, adam_v;  // each layout.total long
     int max_B;                                        // activations hold batches up to (max_B, max_T)
     std::vector<real> acts[NUM_ACTS];
+    std::vector<unsigned char> is_digit;              // (V) with --abacus: which tokens are digits, from the task
 
     PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
@@ -682,18 +720,21 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
 // calls, and their keys and values in act(A_QKV) are the KV cache. `positions` (B, T) are the
 // tokens' positions when training draws them (--random-positions; the model must be made with
 // random_positions > 0 so that its bias buffers hold a plane per sequence); else 0 .. T-1.
+// `abacus_offsets` (B) shift each sequence's Abacus places when training draws them; else 0.
 inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0,
-                            const int* positions = nullptr) {
+                            const int* positions = nullptr, const int* abacus_offsets = nullptr) {
     const ModelConfig& c = m->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     if (B > m->max_B || T > c.max_T || (t0 > 0 && (B != 1 || drop.p > 0)))
         fail("internal error: model_forward(B %d, T %d, t0 %d) does not fit its buffers (%d, %d)", B, T, t0, m->max_B, c.max_T);
     if (positions && c.random_positions == 0) fail("internal error: model_forward with drawn positions, but the model has one bias plane");
+    if (c.abacus && m->is_digit.size() != (size_t)c.V) fail("internal error: an Abacus model needs its vocabulary's digits");
     size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
     int planes = positions ? B : 1;
 
     embedding_forward(A(A_RES_IN), tokens, positions, m->param(P_WTE), m->param(P_PE_TABLE), m->pe(), B, T, C, t0);
+    if (c.abacus) abacus_forward(A(A_RES_IN), tokens, abacus_offsets, m->param(P_ABACUS), m->is_digit.data(), B, T, C, t0);
     if (pe_has_score_bias(c.pe)) pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, t0);
     const real* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
     dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
@@ -725,11 +766,11 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     return targets ? crossentropy_forward(A(A_LOGITS), targets, BT, V) : 0.0;
 }
 
-// The gradient of the last model_forward's loss (same tokens, targets, dropout and positions,
-// t0 = 0) with respect to every parameter, into m->grads (overwritten). The layers in reverse
-// order.
+// The gradient of the last model_forward's loss (same tokens, targets, dropout, positions and
+// Abacus offsets, t0 = 0) with respect to every parameter, into m->grads (overwritten). The
+// layers in reverse order.
 inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
-                           const int* positions = nullptr) {
+                           const int* positions = nullptr, const int* abacus_offsets = nullptr) {
     const ModelConfig& c = m->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
@@ -775,9 +816,10 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
     // the bias planes every layer read: bias = pe_score_bias(PE parameters)
     if (pe_has_score_bias(c.pe))
         pe_bias_backward(m->grad(P_PE_TABLE), dbias, m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, param_numel(c, P_PE_TABLE));
-    // embedding: res_in[0] = dropout(wte[tokens] + PE input)
+    // embedding: res_in[0] = dropout(wte[tokens] + PE input + Abacus rows)
     dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
     embedding_backward(m->grad(P_WTE), m->grad(P_PE_TABLE), A(A_D_BRANCH), tokens, positions, m->pe(), B, T, C);
+    if (c.abacus) abacus_backward(m->grad(P_ABACUS), A(A_D_BRANCH), tokens, abacus_offsets, m->is_digit.data(), B, T, C);
 }
 
 // the index of the largest value; the first on a tie, as torch.argmax and greedy decoding do

@@ -284,6 +284,28 @@ inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng
 }
 
 // ----------------------------------------------------------------------------
+// Abacus (McLeish et al. 2024), a wrapper over any PE for tasks written in digits (--abacus): a
+// learned (abacus_rows, C) table whose row for a digit's place in its number is added to that
+// digit's input, on top of the PE's own. A digit's place counts from the first digit of its run
+// (1, 2, ...): with --reverse-digits, the units of both operands and of the answer share place 1,
+// so the model need not count positions to line them up. Training shifts the places of each
+// sequence by one offset drawn from 0 .. ABACUS_MAX_OFFSET-1 (the paper's k = 100), so that the
+// rows of places longer than any training number are trained too; evaluation shifts nothing.
+// Tokens that are not digits get no row.
+
+static const int ABACUS_MAX_OFFSET = 100;
+
+inline int abacus_rows(int max_T) { return ABACUS_MAX_OFFSET + max_T; }  // a place is at most max_T
+
+// the row of the Abacus table that token t of `tokens` reads, or -1 for a token that is not a digit
+inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, int offset) {
+    if (!is_digit[tokens[t]]) return -1;
+    int place = 1;
+    while (place <= t && is_digit[tokens[t - place]]) place++;
+    return offset + place - 1;
+}
+
+// ----------------------------------------------------------------------------
 // the hooks
 
 template <typename real>

@@ -1413,7 +1413,7 @@ enum { PAD_ID = 0, EOS_ID = 1 };
 struct Vocab {
     Words words;                               // id -> word
     std::unordered_map<std::string, int> ids;  // word -> id
-    std::vector<bool> is_digit;                // id -> is the word a digit, "0" to "9"
+    std::vector<unsigned char> is_digit;       // id -> is the word a digit, "0" to "9" (Abacus reads it)
 
     int size() const { return (int)words.size(); }
     int id(const std::string& word) const {
@@ -1443,20 +1443,6 @@ static inline Vocab make_vocab(const Task& task, const DataConfig& data = DataCo
     for (int i = 0; i < format.hints; i++) add(hint_word(i));
     if (data.bos) add("<bos>");
     return v;
-}
-
-// Abacus indices (McLeish et al. 2024): 0 for a word that is not a digit, and 1, 2, 3, ... along
-// each maximal run of digit words, in the order written (with --reverse-digits, 1 is a number's
-// units digit; with --index-hints every digit is a run of its own, so every index is 1).
-static inline void abacus_indices(const Vocab& vocab,
-                                  const int* tokens,  // (n,) ids of this vocabulary
-                                  int n,
-                                  int* out) {         // (n,)
-    int run = 0;  // digits so far in the current run
-    for (int t = 0; t < n; t++) {
-        run = vocab.is_digit[tokens[t]] ? run + 1 : 0;
-        out[t] = run;
-    }
 }
 
 // The gold target of a prompt written as text, under the data configuration the vocabulary was

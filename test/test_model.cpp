@@ -95,6 +95,31 @@ static void test_embedding_backward_matches_finite_differences(void) {
     }
 }
 
+// Abacus (pe.h): rows by each digit's place plus its sequence's offset; digits in runs of 1-3
+// and a row that two sequences share, whose gradients add
+static void test_abacus_backward_matches_finite_differences(void) {
+    const int B = 2, T = 5, C = 3, V = 6, max_T = 5;
+    const unsigned char is_digit[V] = {0, 0, 1, 1, 1, 0};
+    const int tokens[B * T] = {2, 3, 5, 4, 2, 0, 4, 4, 4, 5};
+    const int offsets[B] = {1, 0};  // sequence 0's place 1 and sequence 1's place 2 share row 1
+    std::vector<double> table = random_vector(abacus_rows(max_T) * C, 9), dtable(table.size(), 0);
+    std::vector<double> base = random_vector(B * T * C, 10), dout = random_vector(B * T * C, 11), out(B * T * C);
+    auto loss = [&] {
+        out = base;
+        abacus_forward(out.data(), tokens, offsets, table.data(), is_digit, B, T, C, 0);
+        return weighted_sum(out, dout);
+    };
+    loss();
+    abacus_backward(dtable.data(), dout.data(), tokens, offsets, is_digit, B, T, C);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(table, loss).data(), dtable.data(), table.size(), "abacus");
+    auto at = [&](int b, int t, int c) { return ((size_t)b * T + t) * C + c; };
+    for (int c = 0; c < C; c++) {
+        TEST_ASSERT_MESSAGE(out[at(0, 0, c)] == base[at(0, 0, c)] + table[1 * C + c], "place 1 + offset 1: row 1");
+        TEST_ASSERT_MESSAGE(out[at(0, 2, c)] == base[at(0, 2, c)], "not a digit: no row");
+        TEST_ASSERT_MESSAGE(out[at(1, 3, c)] == base[at(1, 3, c)] + table[2 * C + c], "place 3 + offset 0: row 2");
+    }
+}
+
 static void test_dropout_and_relu_dropout_backward_match_finite_differences(void) {
     const size_t n = 40;
     std::vector<double> x = random_vector(n, 9), dout = random_vector(n, 10), out(n), dx(n, 0), dx_relu(n, 0);
@@ -236,6 +261,30 @@ static void test_model_gradient_matches_finite_differences_for_every_pe(void) {
         }
 }
 
+// --abacus over two PEs (one with no input of its own, one with), with training's per-sequence
+// offsets: every tensor's gradient, the Abacus table's included
+static void test_model_gradient_matches_finite_differences_with_abacus(void) {
+    TinyBatch batch;
+    const int offsets[TinyBatch::B] = {4, 0};
+    for (PEKind pe : {PE_NOPE, PE_APE_LEARNED}) {
+        ModelConfig c = tiny_config(pe, 0.3f);
+        c.abacus = true;
+        Model m;
+        model_init(&m, c, TinyBatch::B, 42);
+        m.is_digit.assign(c.V, 0);
+        for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;  // a run of 3 and one of 2 in TinyBatch
+        Dropout drop = {0.3f, 1234, 17};
+        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, nullptr, offsets); };
+        loss();
+        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, nullptr, offsets);
+        std::vector<double> numeric = numeric_gradient(m.params, loss);
+        TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), m.grads.data(), m.params.size(), PE_NAMES[pe]);
+        size_t at = m.layout.at(P_ABACUS, 0), n = param_numel(c, P_ABACUS);
+        TEST_ASSERT_EQUAL_INT(abacus_rows(c.max_T) * c.C, n);
+        TEST_ASSERT_MESSAGE(std::any_of(m.grads.begin() + at, m.grads.begin() + at + n, [](double g) { return g != 0; }), "no Abacus gradient");
+    }
+}
+
 // The T5 table is shared by every layer: its gradient is the sum of each layer's contribution,
 // so a three-layer model's analytic gradient must match the numeric one, which perturbs the
 // table in all layers at once; and it must differ from the last layer's part alone.
@@ -359,12 +408,14 @@ int main(int argc, char** argv) {
     RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
     RUN_TEST(test_matmul_backward_matches_finite_differences);
     RUN_TEST(test_embedding_backward_matches_finite_differences);
+    RUN_TEST(test_abacus_backward_matches_finite_differences);
     RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
     RUN_TEST(test_crossentropy_backward_matches_finite_differences);
     RUN_TEST(test_rotation_backward_matches_finite_differences);
     RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
     RUN_TEST(test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p);
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
+    RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);

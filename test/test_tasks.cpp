@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "pe.h"
 #include "tasks.h"
 #include "test/unity.h"
 
@@ -727,17 +728,18 @@ static void test_number_formats_are_refused_where_they_do_not_apply(void) {
 }
 
 // ----------------------------------------------------------------------------
-// Abacus indices (McLeish et al. 2024)
+// Abacus places (McLeish et al. 2024; pe.h) in the tasks' vocabularies
 
-static std::vector<int> abacus_of(const Vocab& v, const char* text) {
+// each token's Abacus row (pe.h) plus 1: a digit's place in its number when offset is 0, 0 for a non-digit
+static std::vector<int> abacus_of(const Vocab& v, const char* text, int offset = 0) {
     std::vector<int> tokens;
     for (const std::string& w : split_words(text)) tokens.push_back(v.id(w));
-    std::vector<int> out(tokens.size(), -1);
-    abacus_indices(v, tokens.data(), (int)tokens.size(), out.data());
+    std::vector<int> out;
+    for (int t = 0; t < (int)tokens.size(); t++) out.push_back(abacus_row(tokens.data(), v.is_digit.data(), t, offset) + 1);
     return out;
 }
 
-static void test_abacus_indices_count_along_each_run_of_digits(void) {
+static void test_abacus_places_count_along_each_run_of_digits(void) {
     const Task& task = find_task("addition");
     Vocab v = make_vocab(task), hinted = make_vocab(task, formatted(false, true));
     TEST_ASSERT_MESSAGE((abacus_of(v, "Compute 5 8 7 + 4 6 ? The answer is 6 3 3 .") == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 0, 0, 0, 0, 1, 2, 3, 0}), "a prompt and its answer");
@@ -745,9 +747,7 @@ static void test_abacus_indices_count_along_each_run_of_digits(void) {
     TEST_ASSERT_MESSAGE((abacus_of(v, "7") == std::vector<int>{1}), "one digit");
     TEST_ASSERT_MESSAGE((abacus_of(v, "<pad> <eos> + ?") == std::vector<int>{0, 0, 0, 0}), "no digit");
     TEST_ASSERT_MESSAGE((abacus_of(hinted, "Compute @1 5 @0 8 + @0 4 ?") == std::vector<int>{0, 0, 1, 0, 1, 0, 0, 1, 0}), "hints break the runs");
-    int sentinel = -1;
-    abacus_indices(v, nullptr, 0, &sentinel);
-    TEST_ASSERT_EQUAL_INT(-1, sentinel);  // an empty sequence writes nothing
+    TEST_ASSERT_MESSAGE((abacus_of(v, "5 8 + 4 6", 37) == std::vector<int>{38, 39, 0, 38, 39}), "a training offset shifts every digit's row");
     // a digit is a word "0".."9", in every task's vocabulary: "+1" (cycle navigation) and "1's" (parity) are not
     for (const Task& t : TASKS) {
         Vocab tv = make_vocab(t);
@@ -1158,7 +1158,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_every_index_hint_is_seen_in_training);
     RUN_TEST(test_index_hints_extend_the_vocabulary_and_keep_every_other_id);
     RUN_TEST(test_number_formats_are_refused_where_they_do_not_apply);
-    RUN_TEST(test_abacus_indices_count_along_each_run_of_digits);
+    RUN_TEST(test_abacus_places_count_along_each_run_of_digits);
     RUN_TEST(test_chomsky_tasks_answer_the_papers_examples);
     RUN_TEST(test_chomsky_binary_tasks_work_beyond_machine_integers);
     RUN_TEST(test_chomsky_tasks_make_examples_up_to_length_500);
