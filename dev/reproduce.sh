@@ -22,9 +22,12 @@
 #   beyond     every PE (the paper's five and the later five, plus FIRE with --random-positions 256)
 #              on TASKS (default copy, addition with reversed digits and index hints,
 #              ch_parity_check, ch_reverse_string, scan, ch_duplicate_string, reverse), one seed,
-#              at a budget two CPU cores finish in about two hours: `tiny` for 1,000 steps,
-#              1,000 valid and 2,000 test examples, and the Chomsky tasks trained on lengths 1-20
-#              and tested on 21-50: ROOT/beyond/TASK and ROOT/beyond/TASK-random
+#              `tiny` for 1,000 steps, 1,000 valid and 2,000 test examples, the Chomsky tasks
+#              trained on lengths 1-20 and tested on 21-50: ROOT/beyond/TASK and TASK-random;
+#              the rope run evaluated again with each --rope-scaling: ROOT/beyond/TASK-scaled;
+#              and for addition, Abacus (which hints would cut into one-digit numbers): nope and
+#              fire on reversed digits without hints, with and without --abacus:
+#              ROOT/beyond/addition-abacus
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
@@ -52,6 +55,7 @@ FACTORS
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
         budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"
+        beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
             case $task in
@@ -60,11 +64,25 @@ FACTORS
                 *) flags="" ;;
             esac
             # shellcheck disable=SC2086  # the flags are words
-            dev/sweep.sh "$root/beyond/$task" --tasks "$task" --pes "$all_pes" --seeds 256788 --no-report "$@" \
-                -- $budget $flags || status=1
+            dev/sweep.sh "$beyond/$task" --tasks "$task" --pes "$all_pes" --seeds 256788 --no-report "$@" -- $budget $flags || status=1
             # shellcheck disable=SC2086
-            dev/sweep.sh "$root/beyond/$task-random" --tasks "$task" --pes fire --seeds 256788 --no-report "$@" \
+            dev/sweep.sh "$beyond/$task-random" --tasks "$task" --pes fire --seeds 256788 --no-report "$@" \
                 -- $budget $flags --random-positions 256 || status=1
+            mkdir -p "$beyond/$task-scaled"
+            for scaling in pi ntk yarn; do
+                out=$beyond/$task-scaled/$task-rope-s256788-$scaling
+                [ -f "$out/results.json" ] && continue
+                ./train --load "$beyond/$task/$task-rope-s256788/model.bin" --rope-scaling $scaling --out "$out" --force \
+                    > "$out.log" 2>&1 || { echo "failed: $out (see $out.log)"; status=1; }
+            done
+            if [ "$task" = addition ]; then
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$beyond/addition-abacus/plain" --tasks addition --pes nope,fire --seeds 256788 --no-report "$@" \
+                    -- $budget --reverse-digits || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$beyond/addition-abacus/abacus" --tasks addition --pes nope,fire --seeds 256788 --no-report "$@" \
+                    -- $budget --reverse-digits --abacus || status=1
+            fi
         done
         exit $status ;;
     *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64 beyond)" >&2; exit 1 ;;
