@@ -23,13 +23,20 @@ for task in $(./train --help | awk '/^tasks/ {on = 1; next} on && /^$/ {exit} on
 done
 
 # checkpoint: byte 0 = 15 (every fix on: the file as saved), then a micro model's model.bin
-# and state.bin for each PE
+# and state.bin for each PE (--help lists them), and for the wrappers that change the tensors
 tmp=$(mktemp -d)
-for pe in nope ape t5 alibi rope; do
-    ./train --task copy_cmc --pe "$pe" --steps 2 --eval-every 1 --layers 1 --d-model 16 --heads 2 --d-ff 8 --train-size 16 \
-        --valid-size 4 --test-size 4 --train-max 3 --test-max 4 --batch 2 --device cpu --out "$tmp/$pe" > /dev/null
-    for file in model state; do { printf '\x0f'; cat "$tmp/$pe/$file.bin"; } > $corpus/checkpoint/seed-$pe-$file; done
+micro() {  # NAME FLAGS...
+    local name=$1
+    shift
+    ./train "$@" --steps 2 --eval-every 1 --layers 1 --d-model 16 --heads 2 --d-ff 8 --train-size 16 \
+        --valid-size 4 --test-size 4 --batch 2 --device cpu --out "$tmp/$name" > /dev/null
+    for file in model state; do { printf '\x0f'; cat "$tmp/$name/$file.bin"; } > $corpus/checkpoint/seed-$name-$file; done
+}
+for pe in $(./train --help | sed -n 's/^positional encodings (--pe): //p'); do
+    micro "$pe" --task copy_cmc --pe "$pe" --train-max 3 --test-max 4
 done
+micro fire-random --task copy_cmc --pe fire --train-max 3 --test-max 4 --random-positions 64
+micro nope-abacus --task addition --pe nope --train-max 3 --test-max 4 --reverse-digits --abacus
 rm -rf "$tmp"
 
 # flags: arguments separated by NUL bytes
@@ -48,5 +55,9 @@ done <<'LINES'
 --dump-state x.bin --task lego --batch 2
 --help
 --task copy --train-size 100 --valid-size 10 --test-size 10 --train-max 5 --test-max 9 --data-seed 7
+--task addition --reverse-digits --index-hints --show 2 --split test
+--task addition --reverse-digits --abacus --pe fire --random-positions 300 --steps 5
+--load runs/x/model.bin --rope-scaling yarn --out runs/y --force
+--task ch_duplicate_string --train-max 20 --test-max 50 --stats
 LINES
 echo "seeds: $(ls $corpus/answer | wc -l) answer, $(ls $corpus/checkpoint | wc -l) checkpoint, $(ls $corpus/flags | wc -l) flags"
