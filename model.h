@@ -275,14 +275,14 @@ inline void abacus_backward(real* dabacus,                  // (abacus_rows, C)
                             const int* offsets,             // (B), or nullptr: 0
                             const unsigned char* is_digit,  // (V)
                             int B, int T, int C) {
+    std::vector<int> rows((size_t)B * T);  // found once, not once per channel
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) rows[(size_t)b * T + t] = abacus_row(tokens + (size_t)b * T, is_digit, t, offsets ? offsets[b] : 0);
     // digits of many sequences share a row, so threads split the channels
 #pragma omp parallel for
     for (int c = 0; c < C; c++)
-        for (int b = 0; b < B; b++)
-            for (int t = 0; t < T; t++) {
-                int row = abacus_row(tokens + (size_t)b * T, is_digit, t, offsets ? offsets[b] : 0);
-                if (row >= 0) dabacus[(size_t)row * C + c] += dout[((size_t)b * T + t) * C + c];
-            }
+        for (size_t bt = 0; bt < (size_t)B * T; bt++)
+            if (rows[bt] >= 0) dabacus[(size_t)rows[bt] * C + c] += dout[bt * C + c];
 }
 
 // out = inp * rstd * weight with rstd = 1 / sqrt(mean(inp^2) + eps), row by row
