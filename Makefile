@@ -30,13 +30,13 @@ NVCC_BUILD = $(NVCC) -std=c++17 $(NVCCFLAGS) -arch=sm_$(GPU_ARCH) -Xcompiler "$(
 all: train $(DEV_TOOLS) $(TESTS) $(DEV)
 
 train: train.cu $(HEADERS) $(CUDA_HEADERS)
-	$(NVCC_BUILD) -o $@ train.cu -lcublas
+	$(NVCC_BUILD) -o $@ train.cu -ldl
 
 test/test_gpu: test/test_gpu.cu test/unity.h train.cu $(HEADERS) $(CUDA_HEADERS)
-	$(NVCC_BUILD) -I. -o $@ $< -lcublas
+	$(NVCC_BUILD) -I. -o $@ $< -ldl
 
 dev/cuda/%: dev/cuda/%.cu dev/cuda/common.cuh $(HEADERS) $(CUDA_HEADERS)
-	$(NVCC_BUILD) -I. -o $@ $< -lcublas
+	$(NVCC_BUILD) -I. -o $@ $< -ldl
 else
 all: train $(DEV_TOOLS) $(TESTS)
 

@@ -179,7 +179,7 @@ inline void pe_bias_backward_gpu(float* dpe_table, const float* dscores, const P
 inline void batched_gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda,
                          long long stride_a, const float* b, int ldb, long long stride_b, float beta, float* c, int ldc, long long stride_c, int batch) {
     const float one = 1;
-    cublasCheck(cublasSgemmStridedBatched(cublas, op_a, op_b, m, n, k, &one, a, lda, stride_a, b, ldb, stride_b, &beta, c, ldc, stride_c, batch));
+    cublasCheck(cublas_api().sgemm_strided_batched(cublas, op_a, op_b, m, n, k, &one, a, lda, stride_a, b, ldb, stride_b, &beta, c, ldc, stride_c, batch));
 }
 
 // out (B, T, C) and att (B, NH, T, T) from qkv (B, T, 3C), whose q and k the PE has rotated

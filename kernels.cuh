@@ -11,6 +11,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include "model.h"
 
@@ -25,6 +26,55 @@ inline void cuda_check(cudaError_t status, const char* call, const char* file, i
 #define cublasCheck(call) cublas_check((call), #call, __FILE__, __LINE__)
 inline void cublas_check(cublasStatus_t status, const char* call, const char* file, int line) {
     if (status != CUBLAS_STATUS_SUCCESS) fail("cuBLAS error %d in %s (%s:%d)", (int)status, call, file, line);
+}
+
+// ----------------------------------------------------------------------------
+// cuBLAS, opened when the first handle is made rather than linked. A process that links libcublas
+// spends about half a second in libcublasLt's static initialisers before main, which every CPU run
+// and every refused flag would pay for nothing (the tests start ./train hundreds of times).
+
+// the cuBLAS functions this project calls, typed by their declarations in cublas_v2.h
+struct CublasApi {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasDestroy_v2) destroy;
+    decltype(&cublasSetMathMode) set_math_mode;
+    decltype(&cublasSgemm_v2) sgemm;
+    decltype(&cublasSgemmStridedBatched) sgemm_strided_batched;
+};
+
+template <typename Function>
+void load_cublas_function(void* library, const std::string& library_name, const char* name, Function& function) {
+    function = reinterpret_cast<Function>(dlsym(library, name));
+    if (!function) fail("%s has no %s: it is not the cuBLAS %d this program was built with", library_name.c_str(), name, CUBLAS_VER_MAJOR);
+}
+
+// the functions, loaded on the first call; the library stays open until the process ends
+inline const CublasApi& cublas_api() {
+    static const CublasApi api = [] {
+        std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+        void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!library) fail("cannot open cuBLAS, which the GPU path needs: %s", dlerror());
+        CublasApi loaded;
+        load_cublas_function(library, name, "cublasCreate_v2", loaded.create);
+        load_cublas_function(library, name, "cublasDestroy_v2", loaded.destroy);
+        load_cublas_function(library, name, "cublasSetMathMode", loaded.set_math_mode);
+        load_cublas_function(library, name, "cublasSgemm_v2", loaded.sgemm);
+        load_cublas_function(library, name, "cublasSgemmStridedBatched", loaded.sgemm_strided_batched);
+        return loaded;
+    }();
+    return api;
+}
+
+// TF32 runs the fp32 matmuls on tensor cores with 10-bit mantissas; FP32 keeps them exact fp32
+enum Precision { PRECISION_FP32, PRECISION_TF32 };
+static const char* const PRECISION_NAMES[] = {"fp32", "tf32"};
+
+// a cuBLAS handle whose matmuls run at the given precision; release it with cublas_api().destroy
+inline cublasHandle_t cublas_create(Precision precision) {
+    cublasHandle_t handle = nullptr;
+    cublasCheck(cublas_api().create(&handle));
+    cublasCheck(cublas_api().set_math_mode(handle, precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    return handle;
 }
 
 // after every launch: a bad launch configuration is reported where it happened
@@ -211,15 +261,15 @@ inline void rmsnorm_backward_gpu(float* dinp, float* dweight, const float* dout,
 
 inline void matmul_forward_gpu(cublasHandle_t cublas, float* out, const float* inp, const float* weight, size_t N, int C, int OC) {
     const float one = 1, zero = 0;
-    cublasCheck(cublasSgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OC, (int)N, C, &one, weight, C, inp, C, &zero, out, OC));
+    cublasCheck(cublas_api().sgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OC, (int)N, C, &one, weight, C, inp, C, &zero, out, OC));
 }
 
 // dinp (N, C) += dout (N, OC) weight (OC, C);  dweight (OC, C) += dout^T (OC, N) inp (N, C)
 inline void matmul_backward_gpu(cublasHandle_t cublas, float* dinp, float* dweight, const float* dout, const float* inp, const float* weight,
                                 size_t N, int C, int OC) {
     const float one = 1;
-    cublasCheck(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)N, OC, &one, weight, C, dout, OC, &one, dinp, C));
-    cublasCheck(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, (int)N, &one, inp, C, dout, OC, &one, dweight, C));
+    cublasCheck(cublas_api().sgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)N, OC, &one, weight, C, dout, OC, &one, dinp, C));
+    cublasCheck(cublas_api().sgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, (int)N, &one, inp, C, dout, OC, &one, dweight, C));
 }
 
 // ----------------------------------------------------------------------------

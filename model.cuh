@@ -10,9 +10,6 @@
 #include "attention.cuh"
 #include "kernels.cuh"
 
-enum Precision { PRECISION_FP32, PRECISION_TF32 };
-static const char* const PRECISION_NAMES[] = {"fp32", "tf32"};
-
 struct GpuModel {
     ModelConfig config;
     Layout layout;
@@ -36,7 +33,7 @@ struct GpuModel {
     GpuModel& operator=(const GpuModel&) = delete;
     ~GpuModel() {
         for (void* p : allocations) cudaFree(p);
-        if (cublas) cublasDestroy(cublas);
+        if (cublas) cublas_api().destroy(cublas);
     }
 
     template <typename T>
@@ -128,8 +125,7 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     g->tokens = g->alloc<int>(BT);
     g->targets = g->alloc<int>(BT);
     g->pe = gpu_pe(g, m.pe_tables);
-    cublasCheck(cublasCreate(&g->cublas));
-    cublasCheck(cublasSetMathMode(g->cublas, precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    g->cublas = cublas_create(precision);
     gpu_upload(g, m);
 }
 

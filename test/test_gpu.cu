@@ -43,11 +43,8 @@ struct Device {
 
 struct Cublas {
     cublasHandle_t handle;
-    explicit Cublas(Precision p) {
-        cublasCheck(cublasCreate(&handle));
-        cublasCheck(cublasSetMathMode(handle, p == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-    }
-    ~Cublas() { cublasDestroy(handle); }
+    explicit Cublas(Precision p) : handle(cublas_create(p)) {}
+    ~Cublas() { cublas_api().destroy(handle); }
 };
 
 static std::vector<float> random_floats(size_t n, uint64_t seed, double scale = 1.0) {
@@ -61,6 +58,19 @@ static const Dropout TEST_DROPOUT = {0.1f, 99, 4};
 
 // ----------------------------------------------------------------------------
 // kernels
+
+// cuBLAS is opened at run time, not linked (kernels.cuh): it must open, and have every function
+// the GPU path calls, on any machine with the toolkit, a GPU or not
+static void test_cublas_opens_with_every_function(void) {
+    const CublasApi& api = cublas_api();
+    TEST_ASSERT(api.create && api.destroy && api.set_math_mode && api.sgemm && api.sgemm_strided_batched);
+    TEST_ASSERT(&api == &cublas_api());  // opened once
+    // a real call through the loaded pointer: a handle where there is a device, a clean refusal where not
+    cublasHandle_t handle = nullptr;
+    cublasStatus_t status = api.create(&handle);
+    TEST_ASSERT_EQUAL_INT(gpu_present(), status == CUBLAS_STATUS_SUCCESS);
+    if (status == CUBLAS_STATUS_SUCCESS) TEST_ASSERT_EQUAL_INT(CUBLAS_STATUS_SUCCESS, api.destroy(handle));
+}
 
 static void test_embedding_matches_cpu(void) {
     REQUIRE_GPU();
@@ -366,6 +376,7 @@ static void test_a_gpu_checkpoint_reads_back_on_the_cpu(void) {
 
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
+    RUN_TEST(test_cublas_opens_with_every_function);
     RUN_TEST(test_embedding_matches_cpu);
     RUN_TEST(test_rmsnorm_matches_cpu);
     RUN_TEST(test_matmul_matches_cpu_in_fp32_and_tf32);

@@ -90,8 +90,7 @@ int main(int argc, char** argv) {
 
         float *d_qkv = to_device(qkv), *d_att = to_device(att), *d_dout = to_device(dout), *d_dqkv = to_device(dqkv);
         float *d_dscores = to_device(dscores), *d_dtable = to_device(dtable);
-        cublasHandle_t cublas;
-        cublasCheck(cublasCreate(&cublas));
+        cublasHandle_t cublas = cublas_create(PRECISION_FP32);
         int rows = pe_table_rows(a.pe);
         DropoutMask mask(drop, key);
         auto run = [&] {
@@ -117,7 +116,7 @@ int main(int argc, char** argv) {
         float ms = time_ms(run);
         double flops = 8.0 * B * NH * T * T * HS;  // four GEMMs of whole squares
         printf("%.3f ms, %.1f TFLOP/s\n", ms, flops / ms / 1e9);
-        cublasDestroy(cublas);
+        cublas_api().destroy(cublas);
     } catch (const Error& e) {
         fprintf(stderr, "error: %s\n", e.what());
         return 1;

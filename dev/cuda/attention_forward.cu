@@ -60,8 +60,7 @@ int main(int argc, char** argv) {
         float *d_qkv = to_device(qkv), *d_table = to_device(table), *d_out = to_device(out), *d_att = to_device(att);
         cudaCheck(cudaMemset(d_out, 0, out.size() * sizeof(float)));
         cudaCheck(cudaMemset(d_att, 0, att.size() * sizeof(float)));
-        cublasHandle_t cublas;
-        cublasCheck(cublasCreate(&cublas));
+        cublasHandle_t cublas = cublas_create(PRECISION_FP32);
         auto run = [&] {
             if (a.version == 1) {
                 attention_forward_kernel1<<<grid_for((size_t)B * NH * T), BLOCK>>>(d_out, d_att, d_qkv, d_table, pe, DropoutMask(drop, key), B, T, C, NH);
@@ -77,7 +76,7 @@ int main(int argc, char** argv) {
         float ms = time_ms(run);
         double flops = 4.0 * B * NH * T * T * HS;  // q k^T and att v, whole squares
         printf("%.3f ms, %.1f TFLOP/s\n", ms, flops / ms / 1e9);
-        cublasDestroy(cublas);
+        cublas_api().destroy(cublas);
     } catch (const Error& e) {
         fprintf(stderr, "error: %s\n", e.what());
         return 1;
