@@ -27,7 +27,8 @@
 #              the rope run evaluated again with each --rope-scaling: ROOT/beyond/TASK-scaled;
 #              and for addition, Abacus (which hints would cut into one-digit numbers): nope and
 #              fire on reversed digits without hints, with and without --abacus:
-#              ROOT/beyond/addition-abacus
+#              ROOT/beyond/addition-abacus. SEEDS (default 256788) adds seeds to the same tree, e.g.
+#              SEEDS=234054,146317 TASKS=copy,scan,reverse for the paper's other two on three tasks
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
@@ -55,6 +56,7 @@ FACTORS
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
         budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"
+        seeds=${SEEDS:-256788}
         beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
@@ -64,23 +66,25 @@ FACTORS
                 *) flags="" ;;
             esac
             # shellcheck disable=SC2086  # the flags are words
-            dev/sweep.sh "$beyond/$task" --tasks "$task" --pes "$all_pes" --seeds 256788 --no-report "$@" -- $budget $flags || status=1
+            dev/sweep.sh "$beyond/$task" --tasks "$task" --pes "$all_pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             # shellcheck disable=SC2086
-            dev/sweep.sh "$beyond/$task-random" --tasks "$task" --pes fire --seeds 256788 --no-report "$@" \
+            dev/sweep.sh "$beyond/$task-random" --tasks "$task" --pes fire --seeds "$seeds" --no-report "$@" \
                 -- $budget $flags --random-positions 256 || status=1
             mkdir -p "$beyond/$task-scaled"
-            for scaling in pi ntk yarn; do
-                out=$beyond/$task-scaled/$task-rope-s256788-$scaling
-                [ -f "$out/results.json" ] && continue
-                ./train --load "$beyond/$task/$task-rope-s256788/model.bin" --rope-scaling $scaling --out "$out" --force \
-                    > "$out.log" 2>&1 || { echo "failed: $out (see $out.log)"; status=1; }
+            for seed in ${seeds//,/ }; do
+                for scaling in pi ntk yarn; do
+                    out=$beyond/$task-scaled/$task-rope-s$seed-$scaling
+                    [ -f "$out/results.json" ] && continue
+                    ./train --load "$beyond/$task/$task-rope-s$seed/model.bin" --rope-scaling $scaling --out "$out" --force \
+                        > "$out.log" 2>&1 || { echo "failed: $out (see $out.log)"; status=1; }
+                done
             done
             if [ "$task" = addition ]; then
                 # shellcheck disable=SC2086
-                dev/sweep.sh "$beyond/addition-abacus/plain" --tasks addition --pes nope,fire --seeds 256788 --no-report "$@" \
+                dev/sweep.sh "$beyond/addition-abacus/plain" --tasks addition --pes nope,fire --seeds "$seeds" --no-report "$@" \
                     -- $budget --reverse-digits || status=1
                 # shellcheck disable=SC2086
-                dev/sweep.sh "$beyond/addition-abacus/abacus" --tasks addition --pes nope,fire --seeds 256788 --no-report "$@" \
+                dev/sweep.sh "$beyond/addition-abacus/abacus" --tasks addition --pes nope,fire --seeds "$seeds" --no-report "$@" \
                     -- $budget --reverse-digits --abacus || status=1
             fi
         done
