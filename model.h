@@ -56,9 +56,11 @@ struct ModelConfig {
     float dropout;           // paper: 0.1
     int random_positions = 0;  // --random-positions L: training draws positions from 0 .. L-1
     bool abacus = false;       // --abacus: digits also get their place's row of the Abacus table (pe.h)
+    bool position_coupling = false;  // --position-coupling: positions computed from the digits' places (pe.h)
     int HS() const { return C / NH; }
-    // positions the PE's tables (and ape_learned's rows) cover
-    int max_pos() const { return std::max(max_T, random_positions); }
+    // positions the PE's tables (and ape_learned's rows) cover; a coupled position is at most
+    // the sequence length (a sequence of digits alone), one more than the uncoupled ones
+    int max_pos() const { return std::max(max_T + (position_coupling ? 1 : 0), random_positions); }
 };
 
 struct Preset {
@@ -85,6 +87,10 @@ inline void validate_model_config(const ModelConfig& c) {
         fail("--rope-frac %g rotates no pair of a %d-dim head", c.rope_frac, c.HS());
     if (c.random_positions < 0 || c.random_positions > MAX_DIM) fail("--random-positions %d is out of range [0, %d]", c.random_positions, MAX_DIM);
     if (c.random_positions > 0 && c.pe == PE_NOPE) fail("--random-positions: nope has no positions to draw");
+    if (c.position_coupling && !pe_can_couple(c.pe))
+        fail("--position-coupling needs a PE that reads each token's position (ape, ape_learned or rope), not %s", PE_NAMES[c.pe]);
+    if (c.position_coupling && (c.random_positions > 0 || c.abacus))
+        fail("--position-coupling can not be combined with %s: both set where the digits are", c.abacus ? "--abacus" : "--random-positions");
     if (pe_param_count(c.pe, c.C, c.NH, c.max_pos()) > (size_t)INT_MAX) fail("--pe %s: its parameters would not fit one tensor", PE_NAMES[c.pe]);
     if (!(c.dropout >= 0 && c.dropout < 1)) fail("--dropout %g is out of range [0, 1)", c.dropout);
 }
@@ -670,7 +676,8 @@ struct Model {
     std::vector<real> params, grads, adam_m, adam_v;  // each layout.total long
     int max_B;                                        // activations hold batches up to (max_B, max_T)
     std::vector<real> acts[NUM_ACTS];
-    std::vector<unsigned char> is_digit;              // (V) with --abacus: which tokens are digits, from the task
+    std::vector<unsigned char> is_digit;              // (V) with --abacus or --position-coupling: which tokens are digits, from the task
+    std::vector<int> coupled_positions;               // (B, T) with --position-coupling: the last forward's positions
 
     PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
@@ -714,27 +721,40 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
         m->acts[id].assign(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1), 0);
 }
 
+// --position-coupling: every token's position from the digits before it (pe.h), into
+// m->coupled_positions; a sequence starts at its offset when training draws one, else at 0
+inline const int* couple_positions(Model* m, const int* tokens, const int* offsets, int B, int T) {
+    m->coupled_positions.resize((size_t)B * T);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++)
+            m->coupled_positions[(size_t)b * T + t] = coupled_position(tokens + (size_t)b * T, m->is_digit.data(), t, offsets ? offsets[b] : 0);
+    return m->coupled_positions.data();
+}
+
 // Runs the model on tokens (B, T) for positions t0 .. T-1 and returns the mean cross-entropy
 // over positions whose target is >= 0 (0 without targets); logits land in act(A_LOGITS).
 // t0 > 0 is for generation only (B = 1, no dropout): positions before t0 were computed by earlier
 // calls, and their keys and values in act(A_QKV) are the KV cache. `positions` (B, T) are the
 // tokens' positions when training draws them (--random-positions; the model must be made with
 // random_positions > 0 so that its bias buffers hold a plane per sequence); else 0 .. T-1.
-// `abacus_offsets` (B) shift each sequence's Abacus places when training draws them; else 0.
+// `place_offsets` (B) shift each sequence's Abacus places, or its coupled positions, when training
+// draws them; else 0.
 inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0,
-                            const int* positions = nullptr, const int* abacus_offsets = nullptr) {
+                            const int* positions = nullptr, const int* place_offsets = nullptr) {
     const ModelConfig& c = m->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     if (B > m->max_B || T > c.max_T || (t0 > 0 && (B != 1 || drop.p > 0)))
         fail("internal error: model_forward(B %d, T %d, t0 %d) does not fit its buffers (%d, %d)", B, T, t0, m->max_B, c.max_T);
     if (positions && c.random_positions == 0) fail("internal error: model_forward with drawn positions, but the model has one bias plane");
-    if (c.abacus && m->is_digit.size() != (size_t)c.V) fail("internal error: an Abacus model needs its vocabulary's digits");
+    if ((c.abacus || c.position_coupling) && m->is_digit.size() != (size_t)c.V)
+        fail("internal error: an Abacus or coupled model needs its vocabulary's digits");
+    if (c.position_coupling) positions = couple_positions(m, tokens, place_offsets, B, T);
     size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
     int planes = positions ? B : 1;
 
     embedding_forward(A(A_RES_IN), tokens, positions, m->param(P_WTE), m->param(P_PE_TABLE), m->pe(), B, T, C, t0);
-    if (c.abacus) abacus_forward(A(A_RES_IN), tokens, abacus_offsets, m->param(P_ABACUS), m->is_digit.data(), B, T, C, t0);
+    if (c.abacus) abacus_forward(A(A_RES_IN), tokens, place_offsets, m->param(P_ABACUS), m->is_digit.data(), B, T, C, t0);
     if (pe_has_score_bias(c.pe)) pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, t0);
     const real* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
     dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
@@ -767,11 +787,12 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
 }
 
 // The gradient of the last model_forward's loss (same tokens, targets, dropout, positions and
-// Abacus offsets, t0 = 0) with respect to every parameter, into m->grads (overwritten). The
+// place offsets, t0 = 0) with respect to every parameter, into m->grads (overwritten). The
 // layers in reverse order.
 inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
-                           const int* positions = nullptr, const int* abacus_offsets = nullptr) {
+                           const int* positions = nullptr, const int* place_offsets = nullptr) {
     const ModelConfig& c = m->config;
+    if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
     int planes = positions ? B : 1;
@@ -819,7 +840,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
     // embedding: res_in[0] = dropout(wte[tokens] + PE input + Abacus rows)
     dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
     embedding_backward(m->grad(P_WTE), m->grad(P_PE_TABLE), A(A_D_BRANCH), tokens, positions, m->pe(), B, T, C);
-    if (c.abacus) abacus_backward(m->grad(P_ABACUS), A(A_D_BRANCH), tokens, abacus_offsets, m->is_digit.data(), B, T, C);
+    if (c.abacus) abacus_backward(m->grad(P_ABACUS), A(A_D_BRANCH), tokens, place_offsets, m->is_digit.data(), B, T, C);
 }
 
 // the index of the largest value; the first on a tie, as torch.argmax and greedy decoding do

@@ -284,14 +284,23 @@ inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng
 }
 
 // ----------------------------------------------------------------------------
+// A digit's place in its number: 1, 2, ... counted from the first digit of its run of digit
+// tokens; 0 for a token that is not a digit. With --reverse-digits numbers are written units
+// first, so the place is the significance plus one, and the units of both operands and of the
+// answer share place 1. It looks only backwards, so a decoded answer's places need no lookahead.
+inline int digit_place(const int* tokens, const unsigned char* is_digit, int t) {
+    if (!is_digit[tokens[t]]) return 0;
+    int place = 1;
+    while (place <= t && is_digit[tokens[t - place]]) place++;
+    return place;
+}
+
 // Abacus (McLeish et al. 2024), a wrapper over any PE for tasks written in digits (--abacus): a
-// learned (abacus_rows, C) table whose row for a digit's place in its number is added to that
-// digit's input, on top of the PE's own. A digit's place counts from the first digit of its run
-// (1, 2, ...): with --reverse-digits, the units of both operands and of the answer share place 1,
-// so the model need not count positions to line them up. Training shifts the places of each
-// sequence by one offset drawn from 0 .. ABACUS_MAX_OFFSET-1 (the paper's k = 100), so that the
-// rows of places longer than any training number are trained too; evaluation shifts nothing.
-// Tokens that are not digits get no row.
+// learned (abacus_rows, C) table whose row for a digit's place is added to that digit's input,
+// on top of the PE's own, so the model need not count positions to line up equal places.
+// Training shifts the places of each sequence by one offset drawn from 0 .. ABACUS_MAX_OFFSET-1
+// (the paper's k = 100), so that the rows of places longer than any training number are trained
+// too; evaluation shifts nothing. Tokens that are not digits get no row.
 
 static const int ABACUS_MAX_OFFSET = 100;
 
@@ -299,11 +308,26 @@ inline int abacus_rows(int max_T) { return ABACUS_MAX_OFFSET + max_T; }  // a pl
 
 // the row of the Abacus table that token t of `tokens` reads, or -1 for a token that is not a digit
 inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, int offset) {
-    if (!is_digit[tokens[t]]) return -1;
-    int place = 1;
-    while (place <= t && is_digit[tokens[t - place]]) place++;
-    return offset + place - 1;
+    int place = digit_place(tokens, is_digit, t);
+    return place ? offset + place - 1 : -1;
 }
+
+// Position coupling (Cho et al. 2024, --position-coupling), a wrapper over a PE that reads
+// positions (ape, ape_learned, rope): tokens that belong together share one position. On
+// addition written units first, every digit's position is start + its place, so the digits of
+// equal significance in both operands and in the answer share one; every other token has
+// position `start`. Training draws each sequence's start so that its largest position stays
+// below max_pos, which trains the positions of places longer than any training number;
+// evaluation starts at 0. The paper also zero-pads the operands to one length and the answer to
+// one more digit; here the numbers keep the task's format.
+inline int coupled_position(const int* tokens, const unsigned char* is_digit, int t, int start) {
+    return start + digit_place(tokens, is_digit, t);
+}
+
+// the PEs coupling can wrap: those that read a token's position by itself (an input table, or
+// RoPE's rotation). Coupled positions put an operand's digit after the answer's, j > i, which
+// the biases of i - j (made for j <= i) and xPos's decay (which then grows) are not made for.
+inline bool pe_can_couple(PEKind k) { return k == PE_APE || k == PE_APE_LEARNED || k == PE_ROPE; }
 
 // ----------------------------------------------------------------------------
 // the hooks

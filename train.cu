@@ -70,6 +70,7 @@ struct RunConfig {
     double rope_frac = 0.25, dropout = UNSET;
     int random_positions = 0;           // L: training positions drawn from 0 .. L-1; 0: off
     bool abacus = false;                // digits also get a learned embedding of their place (pe.h)
+    bool position_coupling = false;     // positions from the digits' places (pe.h)
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     double lr = UNSET;
@@ -162,6 +163,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "train at sorted positions drawn from 0..L-1, evaluate at 0..n-1 (Ruoss et al. 2023); 0: off"},
         {"--abacus", FLAG_SWITCH, &c->abacus, true, MODEL,
          "digits also get a learned embedding of their place in their number, shifted 0-99 in training (McLeish et al. 2024)"},
+        {"--position-coupling", FLAG_SWITCH, &c->position_coupling, true, MODEL,
+         "addition with --reverse-digits: digits of equal significance share a position, the rest the start (Cho et al. 2024)"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -257,6 +260,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
     if (given.count("--bench-seq") && c->abacus) fail("--abacus can not be combined with --bench-seq: random tokens have no digits");
+    if (given.count("--bench-seq") && c->position_coupling) fail("--position-coupling can not be combined with --bench-seq: random tokens have no digits");
     if (given.count("--dump-per-length") && !given.count("--dump-attention")) fail("--dump-per-length is read only with --dump-attention");
     if (given.count("--out") && given.count("--dump-attention")) fail("--out can not be combined with --dump-attention, which writes FILE");
     if (mode == LOAD && given.count("--force") && !given.count("--out")) fail("--force is read only with --out");
@@ -310,6 +314,7 @@ static std::string gpu_lacks(const RunConfig& c) {
     if (find_pe(c.pe) >= NUM_PAPER_PES) return "--pe " + c.pe;
     if (c.random_positions > 0) return "--random-positions";
     if (c.abacus) return "--abacus";
+    if (c.position_coupling) return "--position-coupling";
     if (c.rope_scaling != ROPE_UNSCALED) return "--rope-scaling";
     return "";
 }
@@ -332,6 +337,8 @@ static void resolve_config(RunConfig* c) {
         }
     ModelConfig architecture{c->layers, c->d_model, c->heads, c->d_ff, 1, 1, find_pe(c->pe), (float)c->rope_frac, (float)c->dropout};
     architecture.random_positions = c->random_positions;
+    architecture.abacus = c->abacus;
+    architecture.position_coupling = c->position_coupling;
     validate_model_config(architecture);
     if (c->rope_scaling != ROPE_UNSCALED && architecture.pe != PE_ROPE) fail("--rope-scaling rescales RoPE's angles: it needs --pe rope, not %s", c->pe.c_str());  // now, before any data is built; vocabulary and length come later
     // parameters, gradients and AdamW state alone: a model too large for any machine is refused
@@ -415,11 +422,11 @@ struct Batch {
     std::vector<int> tokens, targets;  // (B, T)
     std::vector<int> lengths;          // (B) each sequence's tokens before its padding
     std::vector<int> positions;        // (B, T) drawn by draw_positions; empty: 0 .. T-1
-    std::vector<int> abacus_offsets;   // (B) drawn by draw_abacus_offsets; empty: 0
+    std::vector<int> place_offsets;    // (B) drawn by draw_place_offsets; empty: 0
     long real_tokens = 0;              // tokens that are not padding
 
     const int* drawn_positions() const { return positions.empty() ? nullptr : positions.data(); }
-    const int* drawn_abacus_offsets() const { return abacus_offsets.empty() ? nullptr : abacus_offsets.data(); }
+    const int* drawn_place_offsets() const { return place_offsets.empty() ? nullptr : place_offsets.data(); }
 };
 
 static void fill_batch(Batch* batch, const Split& split, const std::vector<int>& examples) {
@@ -430,7 +437,7 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
     batch->targets.assign((size_t)batch->B * batch->T, -1);
     batch->lengths.clear();
     batch->positions.clear();
-    batch->abacus_offsets.clear();
+    batch->place_offsets.clear();
     batch->real_tokens = 0;
     for (int b = 0; b < batch->B; b++) {
         int e = examples[b], len = split.example_len(e);
@@ -458,11 +465,22 @@ static void draw_positions(Batch* batch, int L, uint64_t seed, int step) {
     }
 }
 
-// --abacus: each training sequence's shift of its digits' places, uniform in 0 .. ABACUS_MAX_OFFSET-1
-// (pe.h); like the positions, a function of (seed, step) alone.
-static void draw_abacus_offsets(Batch* batch, uint64_t seed, int step) {
-    batch->abacus_offsets.resize(batch->B);
-    for (int b = 0; b < batch->B; b++) batch->abacus_offsets[b] = (int)rng_stream(seed, hash_string("abacus"), step, b).below(ABACUS_MAX_OFFSET);
+// --abacus and --position-coupling: each training sequence's shift of its digits' places (pe.h),
+// uniform in 0 .. ABACUS_MAX_OFFSET-1 for Abacus; for coupling, among the starts that keep the
+// sequence's positions below max_pos. Like the positions, a function of (seed, step) alone.
+static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int step) {
+    batch->place_offsets.resize(batch->B);
+    for (int b = 0; b < batch->B; b++) {
+        int choices = ABACUS_MAX_OFFSET;
+        if (m.config.position_coupling) {
+            int largest = 0;
+            for (int t = 0; t < batch->lengths[b]; t++)
+                largest = std::max(largest, digit_place(batch->tokens.data() + (size_t)b * batch->T, m.is_digit.data(), t));
+            choices = m.config.max_pos() - largest;
+        }
+        const char* stream = m.config.position_coupling ? "coupling" : "abacus";
+        batch->place_offsets[b] = (int)rng_stream(seed, hash_string(stream), step, b).below(choices);
+    }
 }
 
 // The examples of training batch `step`: epochs over the training split, each a permutation
@@ -537,9 +555,9 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     }
 #endif
     *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.drawn_positions(),
-                          batch.drawn_abacus_offsets());
+                          batch.drawn_place_offsets());
     model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, batch.drawn_positions(),
-                   batch.drawn_abacus_offsets());
+                   batch.drawn_place_offsets());
     *grad_norm = clip_gradients(&r->model, c.grad_clip);
     if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
     adamw_update(&r->model, o, lr_at(o, step), step + 1);
@@ -994,7 +1012,7 @@ static void train(Run* r, int stop_at) {
         auto step_start = std::chrono::steady_clock::now();
         fill_batch(&batch, train_split(*r), sampler.examples(step, c.batch));
         if (c.random_positions > 0) draw_positions(&batch, c.random_positions, c.seed, step);
-        if (c.abacus) draw_abacus_offsets(&batch, c.seed, step);
+        if (c.abacus || c.position_coupling) draw_place_offsets(&batch, r->model, c.seed, step);
         double loss = 0, grad_norm = 0;
         bool updated = train_step(r, batch, step, &loss, &grad_norm);
         in_a_row = updated ? 0 : in_a_row + 1;
@@ -1088,17 +1106,22 @@ static void build(Run* r) {
     ModelConfig mc{c.layers, c.d_model, c.heads, c.d_ff, r->data.vocab.size(), max_T, find_pe(c.pe), (float)c.rope_frac, (float)c.dropout};
     mc.random_positions = c.random_positions;
     mc.abacus = c.abacus;
+    mc.position_coupling = c.position_coupling;
     const std::vector<unsigned char>& is_digit = r->data.vocab.is_digit;
     if (c.abacus && std::find(is_digit.begin(), is_digit.end(), 1) == is_digit.end())
         fail("--abacus embeds the places of digits: %s has no digits", c.task.c_str());
     if (c.abacus && c.data.index_hints) fail("--abacus can not be combined with --index-hints: the hints between digits break every number into one-digit runs");
+    if (c.position_coupling && !c.data.reverse_digits)
+        fail("--position-coupling lines up digits of equal significance by their place, which needs numbers written units first: add --reverse-digits");
+    if (c.position_coupling && c.data.index_hints)
+        fail("--position-coupling can not be combined with --index-hints: the hints between digits break every number into one-digit runs");
     if (c.random_positions > 0 && c.random_positions < max_T)
         fail("--random-positions %d is below the longest sequence, %d tokens: a sequence's positions are distinct values below L", c.random_positions, max_T);
     printf("%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
            c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
            r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
     make_model(r, mc);
-    if (c.abacus) r->model.is_digit = is_digit;
+    if (c.abacus || c.position_coupling) r->model.is_digit = is_digit;
     printf("model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
            c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
 }

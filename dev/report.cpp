@@ -16,7 +16,8 @@
      plot or rank.
    - What the report ranks is a method: a PE, plain or inside the wrappers its run put around it,
      named by the PE and one suffix per wrapper, in this order: "+rand" (config.json's
-     "random-positions" is not 0), "+abacus" (config.json's "abacus" is true), and "+" and
+     "random-positions" is not 0), "+abacus" (config.json's "abacus" is true), "+coupled"
+     (config.json's "position-coupling" is true), and "+" and
      results.json's "rope_scaling" where that is not "none" ("rope+pi": an evaluation of a rope
      checkpoint with its angles rescaled, whose config.json is the trained run's own, so only its
      results tell it apart). Runs from before these fields are plain PEs.
@@ -32,7 +33,7 @@
      dropped (and counted). The ranked methods are those with a finished run somewhere in the
      sweep, so that a sweep of two PEs still ranks them. They are listed, and tie-broken, in
      PE_NAMES order, each plain PE before its variants, and the variants of one PE in the order
-     of their suffixes as strings ("+abacus", "+pi", "+rand", "+rand+abacus").
+     of their suffixes as strings ("+abacus", "+coupled", "+pi", "+rand", "+rand+abacus").
    - The tie-break biases that MRR: a column where every ranked method has exactly the same OOD
      accuracy (an "all-tied" column, typically a task no PE learned, all at 0.000) still ranks
      the methods 1, 2, 3... in listed order, so nope gains a free 1 and the last of n methods a
@@ -251,7 +252,7 @@ static SplitResult read_split(const Json& split, const std::string& source) {
 // the config fields that are no part of a run's setting: the task (grouped by itself), the method
 // (pe and its wrappers: rivals within a column, not settings apart), the seed (the column) and
 // the parameter count (which the PE implies)
-static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "seed", "parameters"};
+static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "seed", "parameters"};
 
 static bool is_setting_field(const std::string& name) {
     for (const char* f : NOT_SETTING_FIELDS)
@@ -264,6 +265,7 @@ static std::string config_wrappers(const Json& config, const std::string& path) 
     std::string wrappers;
     if (config.find("random-positions") && int_field(config, "random-positions", path) != 0) wrappers += "+rand";
     if (config.find("abacus") && field(config, "abacus", Json::BOOLEAN, path).text == "true") wrappers += "+abacus";
+    if (config.find("position-coupling") && field(config, "position-coupling", Json::BOOLEAN, path).text == "true") wrappers += "+coupled";
     return wrappers;
 }
 
@@ -612,7 +614,7 @@ static std::string header_section(const Sweep& s, const std::vector<Method>& ran
     md += "- tasks: " + join_words(Words(tasks.begin(), tasks.end())) + "\n";
     Words names;
     for (const Method& m : ranked) names.push_back(m.name());
-    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, or RoPE's +pi, +ntk or +yarn to its "
+    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, +coupled, or RoPE's +pi, +ntk or +yarn to its "
           "PE's name): " + (names.empty() ? std::string("none") : join_words(names)) + "\n";
     if (s.setting_fields.empty())
         md += "- settings: the runs of each task differ only in method and seed\n";

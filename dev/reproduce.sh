@@ -25,9 +25,10 @@
 #              `tiny` for 1,000 steps, 1,000 valid and 2,000 test examples, the Chomsky tasks
 #              trained on lengths 1-20 and tested on 21-50: ROOT/beyond/TASK and TASK-random;
 #              the rope run evaluated again with each --rope-scaling: ROOT/beyond/TASK-scaled;
-#              and for addition, Abacus (which hints would cut into one-digit numbers): nope and
-#              fire on reversed digits without hints, with and without --abacus:
-#              ROOT/beyond/addition-abacus. SEEDS (default 256788) adds seeds to the same tree, e.g.
+#              and for addition, the wrappers that read digit places (which hints would cut into
+#              one-digit numbers), on reversed digits without hints: nope and fire with and without
+#              --abacus, ape_learned and rope with and without --position-coupling:
+#              ROOT/beyond/addition-reversed/{plain,abacus,coupled}. SEEDS (default 256788) adds seeds to the same tree, e.g.
 #              SEEDS=234054,146317 TASKS=copy,scan,reverse for the paper's other two on three tasks
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
@@ -80,12 +81,16 @@ FACTORS
                 done
             done
             if [ "$task" = addition ]; then
+                reversed="$beyond/addition-reversed"
                 # shellcheck disable=SC2086
-                dev/sweep.sh "$beyond/addition-abacus/plain" --tasks addition --pes nope,fire --seeds "$seeds" --no-report "$@" \
+                dev/sweep.sh "$reversed/plain" --tasks addition --pes nope,fire,ape_learned,rope --seeds "$seeds" --no-report "$@" \
                     -- $budget --reverse-digits || status=1
                 # shellcheck disable=SC2086
-                dev/sweep.sh "$beyond/addition-abacus/abacus" --tasks addition --pes nope,fire --seeds "$seeds" --no-report "$@" \
+                dev/sweep.sh "$reversed/abacus" --tasks addition --pes nope,fire --seeds "$seeds" --no-report "$@" \
                     -- $budget --reverse-digits --abacus || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$reversed/coupled" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
+                    -- $budget --reverse-digits --position-coupling || status=1
             fi
         done
         exit $status ;;

@@ -285,6 +285,30 @@ static void test_model_gradient_matches_finite_differences_with_abacus(void) {
     }
 }
 
+// --position-coupling over the PEs it wraps, with training's per-sequence starts: the gradient
+// through the coupled positions; and the positions are coupled (the loss differs from the same
+// parameters at positions 0 .. T-1)
+static void test_model_gradient_matches_finite_differences_with_position_coupling(void) {
+    TinyBatch batch;
+    const int starts[TinyBatch::B] = {3, 0};
+    for (PEKind pe : {PE_APE, PE_APE_LEARNED, PE_ROPE}) {
+        ModelConfig c = tiny_config(pe, 0.3f);
+        c.position_coupling = true;
+        Model m;
+        model_init(&m, c, TinyBatch::B, 42);
+        m.is_digit.assign(c.V, 0);
+        for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;
+        Dropout drop = {0.3f, 1234, 17};
+        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, nullptr, starts); };
+        double coupled = loss();
+        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, nullptr, starts);
+        std::vector<double> numeric = numeric_gradient(m.params, loss);
+        TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), m.grads.data(), m.params.size(), PE_NAMES[pe]);
+        m.config.position_coupling = false;
+        TEST_ASSERT_MESSAGE(loss() != coupled, PE_NAMES[pe]);
+    }
+}
+
 // The T5 table is shared by every layer: its gradient is the sum of each layer's contribution,
 // so a three-layer model's analytic gradient must match the numeric one, which perturbs the
 // table in all layers at once; and it must differ from the last layer's part alone.
@@ -378,28 +402,41 @@ static void test_padding_never_changes_real_logits_or_the_loss(void) {
 // Incremental positions (t0 > 0, the KV cache) compute what a full forward computes: row for
 // row the same arithmetic, so the same bits. Then greedy generation, which is built on them,
 // picks at every step the token a full pass over its output picks.
+static void check_kv_cache_matches_full_forward(Model* m, const char* label) {
+    const int T = m->config.max_T, V = m->config.V, prompt = 3;
+    int tokens[8] = {3, 4, 5, 9, 2, 7, 7, 10};
+    model_forward(m, tokens, nullptr, 1, T, NO_DROPOUT);
+    std::vector<double> full(m->act(A_LOGITS), m->act(A_LOGITS) + T * V);
+    model_forward(m, tokens, nullptr, 1, prompt, NO_DROPOUT);
+    for (int t = prompt; t <= T; t++) {
+        int first = t == prompt ? 0 : t - 1;  // rows this call computed
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, full.data() + first * V, m->act(A_LOGITS) + first * V, (t - first) * V, label);
+        if (t < T) model_forward(m, tokens, nullptr, 1, t + 1, NO_DROPOUT, t);
+    }
+
+    std::vector<int> all(tokens, tokens + prompt);
+    std::vector<int> generated = generate_greedy(m, all, EOS_SENTINEL);
+    all.insert(all.end(), generated.begin(), generated.end());
+    TEST_ASSERT_EQUAL_INT(T, all.size());  // never hit the sentinel: filled max_T
+    model_forward(m, all.data(), nullptr, 1, T, NO_DROPOUT);
+    for (int t = prompt - 1; t + 1 < T; t++) TEST_ASSERT_EQUAL_INT_MESSAGE(all[t + 1], argmax(m->act(A_LOGITS) + t * V, V), label);
+}
+
+// for every PE, and for coupled positions, which each call computes from the tokens so far
 static void test_kv_cache_forward_matches_full_forward(void) {
     for (int p = 0; p < NUM_PES; p++) {
         Model m;
         model_init(&m, tiny_config((PEKind)p, 0.1f), 1, 8);
-        const int T = m.config.max_T, V = m.config.V, prompt = 3;
-        int tokens[8] = {3, 4, 5, 9, 2, 7, 7, 10};
-        model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT);
-        std::vector<double> full(m.act(A_LOGITS), m.act(A_LOGITS) + T * V);
-        model_forward(&m, tokens, nullptr, 1, prompt, NO_DROPOUT);
-        for (int t = prompt; t <= T; t++) {
-            int first = t == prompt ? 0 : t - 1;  // rows this call computed
-            TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, full.data() + first * V, m.act(A_LOGITS) + first * V, (t - first) * V, PE_NAMES[p]);
-            if (t < T) model_forward(&m, tokens, nullptr, 1, t + 1, NO_DROPOUT, t);
-        }
-
-        std::vector<int> all(tokens, tokens + prompt);
-        std::vector<int> generated = generate_greedy(&m, all, EOS_SENTINEL);
-        all.insert(all.end(), generated.begin(), generated.end());
-        TEST_ASSERT_EQUAL_INT(T, all.size());  // never hit the sentinel: filled max_T
-        model_forward(&m, all.data(), nullptr, 1, T, NO_DROPOUT);
-        for (int t = prompt - 1; t + 1 < T; t++)
-            TEST_ASSERT_EQUAL_INT_MESSAGE(all[t + 1], argmax(m.act(A_LOGITS) + t * V, V), PE_NAMES[p]);
+        check_kv_cache_matches_full_forward(&m, PE_NAMES[p]);
+    }
+    for (PEKind pe : {PE_APE_LEARNED, PE_ROPE}) {
+        ModelConfig c = tiny_config(pe, 0.1f);
+        c.position_coupling = true;
+        Model m;
+        model_init(&m, c, 1, 8);
+        m.is_digit.assign(c.V, 0);
+        for (int digit : {4, 5, 7}) m.is_digit[digit] = 1;
+        check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + "+coupled").c_str());
     }
 }
 
@@ -416,6 +453,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p);
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
+    RUN_TEST(test_model_gradient_matches_finite_differences_with_position_coupling);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);

@@ -37,24 +37,26 @@ static int count_of(const std::string& text, const std::string& part) {
     return n;
 }
 
-// The wrappers of a run as train.cu records them now: config.json's "random-positions" and
-// "abacus", results.json's "rope_scaling" (next to its per-token counts). Without a Wrappers the
+// The wrappers of a run as train.cu records them now: config.json's "random-positions", "abacus"
+// and "position-coupling", results.json's "rope_scaling" (next to its per-token counts). Without a Wrappers the
 // helpers below leave all these fields out, as runs from before them did.
 struct Wrappers {
     int random_positions = 0;
     bool abacus = false;
     std::string rope_scaling = "none";
+    bool position_coupling = false;
 };
 static const Wrappers PLAIN{};                          // recorded, every wrapper off
 static const Wrappers RANDOM_POSITIONS{256, false, "none"};
 static const Wrappers ABACUS{0, true, "none"};
 static const Wrappers PI_SCALING{0, false, "pi"};        // an evaluation of a rope checkpoint
+static const Wrappers COUPLED{0, false, "none", true};
 
 // config.json as train.cu's config_json writes it (fields in flag_table's order)
 static std::string config_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
                                const Wrappers* w) {
     std::string wrappers = w ? "  \"random-positions\": " + std::to_string(w->random_positions) + ",\n  \"abacus\": " +
-                                   (w->abacus ? "true" : "false") + ",\n"
+                                   (w->abacus ? "true" : "false") + ",\n  \"position-coupling\": " + (w->position_coupling ? "true" : "false") + ",\n"
                              : "";
     bool small = model == "small";
     return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n" +
@@ -479,6 +481,16 @@ static void test_wrappers_are_no_setting_of_their_own(void) {
     fs::remove_all(dir);
 }
 
+static void test_a_coupled_run_is_a_rival_of_its_plain_pe(void) {
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/copy-ape_learned-s1", "copy", "ape_learned", PLAIN, 1, 0.2);
+    write_wrapped_run(dir + "/copy-ape_learned-coupled-s1", "copy", "ape_learned", COUPLED, 1, 0.7);
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: ape_learned+coupled 1.000  ape_learned 0.500\n"), summary.c_str());
+    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("position-coupling=") == std::string::npos, summary.c_str());
+    fs::remove_all(dir);
+}
+
 static void test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not(void) {
     std::string dir = temp_dir();
     write_wrapped_run(dir + "/a/copy-fire-s1", "copy", "fire", PLAIN, 1, 0.5);
@@ -575,6 +587,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
     RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
+    RUN_TEST(test_a_coupled_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);

@@ -759,6 +759,41 @@ static void test_abacus_places_count_along_each_run_of_digits(void) {
     }
 }
 
+// Position coupling (Cho et al. 2024; pe.h): on addition written units first, the digits that share
+// a coupled position must be the digits of one significance, which the sum checks by itself: in
+// every example of every split, the answer's digit at each position is the operands' digits
+// there plus the carry from the position before, mod 10. The positions are taken from a training
+// start too, and every token that is not a digit sits at the start.
+static void test_coupled_positions_line_up_the_digits_of_one_significance(void) {
+    const Task& task = find_task("addition");
+    DataConfig c = formatted(true, false);
+    Dataset d = make_dataset(task, c);
+    const Vocab& v = d.vocab;
+    int checked = 0;
+    for (const Split& split : d.splits)
+        for (int e = 0; e < split.size(); e++) {
+            const int* tokens = split.example(e);
+            int n = split.example_len(e), start = e % 7;
+            std::map<int, std::vector<int>> digits_at;  // position -> its digits, in order: operands, then the answer's
+            for (int t = 0; t < n; t++) {
+                int p = coupled_position(tokens, v.is_digit.data(), t, start);
+                if (!v.is_digit[tokens[t]]) TEST_ASSERT_EQUAL_INT(start, p);
+                else digits_at[p].push_back(v.words[tokens[t]][0] - '0');
+            }
+            int carry = 0;
+            for (const auto& [p, digits] : digits_at) {
+                TEST_ASSERT_TRUE(p > start && digits.size() >= 1 && digits.size() <= 3);
+                int operands = carry;
+                for (size_t k = 0; k + 1 < digits.size(); k++) operands += digits[k];
+                TEST_ASSERT_EQUAL_INT_MESSAGE(operands % 10, digits.back(), ("example " + std::to_string(e)).c_str());
+                carry = operands / 10;
+            }
+            TEST_ASSERT_EQUAL_INT(0, carry);
+            checked++;
+        }
+    TEST_ASSERT_GREATER_THAN(100, checked);
+}
+
 // ----------------------------------------------------------------------------
 // the Chomsky hierarchy tasks, by hand (mostly the examples in the docstrings of the paper's tasks)
 
@@ -1159,6 +1194,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_index_hints_extend_the_vocabulary_and_keep_every_other_id);
     RUN_TEST(test_number_formats_are_refused_where_they_do_not_apply);
     RUN_TEST(test_abacus_places_count_along_each_run_of_digits);
+    RUN_TEST(test_coupled_positions_line_up_the_digits_of_one_significance);
     RUN_TEST(test_chomsky_tasks_answer_the_papers_examples);
     RUN_TEST(test_chomsky_binary_tasks_work_beyond_machine_integers);
     RUN_TEST(test_chomsky_tasks_make_examples_up_to_length_500);
