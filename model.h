@@ -736,7 +736,8 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 // t0 > 0 is for generation only (B = 1, no dropout): positions before t0 were computed by earlier
 // calls, and their keys and values in act(A_QKV) are the KV cache. `positions` (B, T) are the
 // tokens' positions when training draws them (--random-positions; the model must be made with
-// random_positions > 0 so that its bias buffers hold a plane per sequence); else 0 .. T-1.
+// random_positions > 0 so that its bias buffers hold a plane per sequence); else 0 .. T-1; a
+// coupled model computes its own (couple_positions).
 // `place_offsets` (B) shift each sequence's Abacus places, or its coupled positions, when training
 // draws them; else 0.
 inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0,

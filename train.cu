@@ -259,8 +259,8 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
-    if (given.count("--bench-seq") && c->abacus) fail("--abacus can not be combined with --bench-seq: random tokens have no digits");
-    if (given.count("--bench-seq") && c->position_coupling) fail("--position-coupling can not be combined with --bench-seq: random tokens have no digits");
+    if (given.count("--bench-seq") && (c->abacus || c->position_coupling))
+        fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
     if (given.count("--dump-per-length") && !given.count("--dump-attention")) fail("--dump-per-length is read only with --dump-attention");
     if (given.count("--out") && given.count("--dump-attention")) fail("--out can not be combined with --dump-attention, which writes FILE");
     if (mode == LOAD && given.count("--force") && !given.count("--out")) fail("--force is read only with --out");
@@ -471,15 +471,15 @@ static void draw_positions(Batch* batch, int L, uint64_t seed, int step) {
 static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int step) {
     batch->place_offsets.resize(batch->B);
     for (int b = 0; b < batch->B; b++) {
-        int choices = ABACUS_MAX_OFFSET;
-        if (m.config.position_coupling) {
-            int largest = 0;
-            for (int t = 0; t < batch->lengths[b]; t++)
-                largest = std::max(largest, digit_place(batch->tokens.data() + (size_t)b * batch->T, m.is_digit.data(), t));
-            choices = m.config.max_pos() - largest;
+        Rng rng = rng_stream(seed, hash_string(m.config.position_coupling ? "coupling" : "abacus"), step, b);
+        if (!m.config.position_coupling) {
+            batch->place_offsets[b] = (int)rng.below(ABACUS_MAX_OFFSET);
+            continue;
         }
-        const char* stream = m.config.position_coupling ? "coupling" : "abacus";
-        batch->place_offsets[b] = (int)rng_stream(seed, hash_string(stream), step, b).below(choices);
+        int largest = 0;
+        for (int t = 0; t < batch->lengths[b]; t++)
+            largest = std::max(largest, digit_place(batch->tokens.data() + (size_t)b * batch->T, m.is_digit.data(), t));
+        batch->place_offsets[b] = (int)rng.below(m.config.max_pos() - largest);
     }
 }
 
@@ -1110,11 +1110,11 @@ static void build(Run* r) {
     const std::vector<unsigned char>& is_digit = r->data.vocab.is_digit;
     if (c.abacus && std::find(is_digit.begin(), is_digit.end(), 1) == is_digit.end())
         fail("--abacus embeds the places of digits: %s has no digits", c.task.c_str());
-    if (c.abacus && c.data.index_hints) fail("--abacus can not be combined with --index-hints: the hints between digits break every number into one-digit runs");
+    if ((c.abacus || c.position_coupling) && c.data.index_hints)
+        fail("%s can not be combined with --index-hints: the hints between digits break every number into one-digit runs",
+             c.abacus ? "--abacus" : "--position-coupling");
     if (c.position_coupling && !c.data.reverse_digits)
         fail("--position-coupling lines up digits of equal significance by their place, which needs numbers written units first: add --reverse-digits");
-    if (c.position_coupling && c.data.index_hints)
-        fail("--position-coupling can not be combined with --index-hints: the hints between digits break every number into one-digit runs");
     if (c.random_positions > 0 && c.random_positions < max_T)
         fail("--random-positions %d is below the longest sequence, %d tokens: a sequence's positions are distinct values below L", c.random_positions, max_T);
     printf("%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
