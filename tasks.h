@@ -292,13 +292,17 @@ static inline Words copy_solve(const Task& task, const Words& prompt, int* lengt
 // ----------------------------------------------------------------------------
 // addition: "Compute 5 8 7 + 4 6 ?" -> "The answer is 6 3 3 ."
 //
-// Two more ways of writing the numbers, which help addition generalize to longer numbers
+// Three more ways of writing the numbers, which help addition generalize to longer numbers
 // (reference/tasks.md §5.1); each is a DataConfig switch, and they combine:
 //   reversed (--reverse-digits): every number least significant digit first, as McLeish et al.
 //     2024 (Abacus) write them: "Compute 7 8 5 + 6 4 ?" -> "The answer is 3 3 6 ."
 //   index hints (--index-hints): a hint word before every digit names its significance, so that
 //     digits of equal significance share a hint, in the answer too (Zhou et al. 2024's
 //     "a5b4 + a1b2"): "Compute @1 5 @0 8 + @0 4 ?" -> "The answer is @1 6 @0 2 ."
+//   zero padding (--zero-pad): the shorter operand gets leading zeros up to the longer one's
+//     digits, n, and the answer up to n + 1, as Cho et al. 2024 (position coupling) write them:
+//     "Compute 5 8 + 0 4 ?" -> "The answer is 0 6 2 .". Every digit then has a partner of its
+//     significance in each number, and the answer's length no longer tells of a final carry.
 // The hints are @0 .. @(H-1), H set by the data configuration (see digit_format). In each
 // example the units digits have @k, the tens @(k+1), ..., for an offset k drawn uniformly from
 // [0, H - the answer's digits]: so every hint, even those that only the longest test numbers
@@ -334,7 +338,8 @@ static inline std::string add_decimal(const std::string& x, const std::string& y
 struct DigitFormat {
     bool reversed = false;  // least significant digit first
     int hints = 0;          // H: a hint @0 .. @(H-1) before every digit; 0: no hints
-    bool plain() const { return !reversed && hints == 0; }
+    bool padded = false;    // operands zero-padded to one length n, the answer to n + 1
+    bool plain() const { return !reversed && hints == 0 && !padded; }
 };
 
 static inline std::string hint_word(int significance) { return "@" + std::to_string(significance); }
@@ -351,8 +356,8 @@ static inline int read_hint(Reader& r, int hints) {
 }
 
 // A number read in the format: its digit string, most significant first, and the hint on its
-// units digit (0 without hints). It may not start with 0 (in value: reversed, it may not end
-// with one), and its hints must count up by one from the units digit.
+// units digit (0 without hints). Unless padded it may not start with 0 (in value: reversed, it
+// may not end with one), and its hints must count up by one from the units digit.
 struct WrittenNumber {
     std::string digits;
     int offset;
@@ -369,7 +374,7 @@ static inline WrittenNumber read_number(Reader& r, const DigitFormat& f) {
         position.push_back(r.pos);
     } while (!r.at_end() && (is_digit_word(r.peek()) || (f.hints && r.peek()[0] == '@')));
     size_t n = written.size(), units = f.reversed ? 0 : n - 1, top = f.reversed ? n - 1 : 0;
-    if (n > 1 && written[top] == '0')
+    if (n > 1 && written[top] == '0' && !f.padded)
         fail(f.reversed ? "word %zu: a number written least significant digit first may not end with 0"
                         : "word %zu: a number may not start with 0", position[top]);
     for (size_t i = 0; i < hints.size(); i++) {
@@ -394,9 +399,11 @@ static inline Words written_number(const std::string& digits, const DigitFormat&
 }
 
 struct Operands {
-    std::string x, y;  // digit strings, most significant first
+    std::string x, y;  // digit strings, most significant first, zero-padded as written
     int offset;        // the hint on both units digits (0 without hints)
 };
+
+static inline std::string zero_padded(const std::string& digits, size_t n) { return std::string(n - std::min(n, digits.size()), '0') + digits; }
 
 static inline Operands read_addition(const Words& prompt, const DigitFormat& f = DigitFormat()) {
     Reader r(prompt);
@@ -409,13 +416,23 @@ static inline Operands read_addition(const Words& prompt, const DigitFormat& f =
     if (x.offset != y.offset)
         fail("the units digits have different hints, '%s' and '%s': digits of equal significance share one",
              hint_word(x.offset).c_str(), hint_word(y.offset).c_str());
+    if (f.padded && x.digits.size() != y.digits.size())
+        fail("zero-padded numbers have one length, and these have %zu and %zu digits", x.digits.size(), y.digits.size());
+    if (f.padded && x.digits.size() > 1 && x.digits[0] == '0' && y.digits[0] == '0')
+        fail("both numbers have a leading 0, but zero padding pads only the shorter one, to the longer one's length");
     return {x.digits, y.digits, x.offset};
+}
+
+// the answer's digit string in the format: the sum, zero-padded to one digit more than the operands
+static inline std::string answer_digits(const DigitFormat& f, const Operands& o) {
+    std::string sum = add_decimal(o.x, o.y);
+    return f.padded ? zero_padded(sum, o.x.size() + 1) : sum;
 }
 
 // the answer in the format, hinted from the prompt's offset, which must leave a hint for its last digit
 static inline Words addition_answer(const DigitFormat& f, const Words& prompt, int* length) {
     Operands o = read_addition(prompt, f);
-    std::string sum = add_decimal(o.x, o.y);
+    std::string sum = answer_digits(f, o);
     if (f.hints && o.offset + (int)sum.size() > f.hints)
         fail("the answer has %zu digits, which from the units digits' '%s' on need hints past the last, '%s'", sum.size(),
              hint_word(o.offset).c_str(), hint_word(f.hints - 1).c_str());
@@ -425,11 +442,15 @@ static inline Words addition_answer(const DigitFormat& f, const Words& prompt, i
 
 static inline Words addition_solve(const Task&, const Words& prompt, int* length) { return addition_answer(DigitFormat(), prompt, length); }
 
-// A plain prompt's numbers written in the format, hinted from an offset drawn uniformly among
-// those that leave a hint for every digit of the answer.
+// A plain prompt's numbers written in the format, padded if it pads, hinted from an offset drawn
+// uniformly among those that leave a hint for every digit of the answer.
 static inline Words written_addition(const Words& plain, const DigitFormat& f, Rng* offsets) {
     Operands o = read_addition(plain);
-    if (f.hints) o.offset = offsets->below(f.hints - (int)add_decimal(o.x, o.y).size() + 1);
+    if (f.padded) {
+        size_t n = std::max(o.x.size(), o.y.size());
+        o.x = zero_padded(o.x, n), o.y = zero_padded(o.y, n);
+    }
+    if (f.hints) o.offset = offsets->below(f.hints - (int)answer_digits(f, o).size() + 1);
     return concat(concat(concat({"Compute"}, written_number(o.x, f, o.offset)), concat({"+"}, written_number(o.y, f, o.offset))), {"?"});
 }
 
@@ -1376,13 +1397,14 @@ struct DataConfig {
     int scratchpad = SCRATCHPAD_NONE;  // --scratchpad: an index into SCRATCHPAD_FORMATS
     bool reverse_digits = false;  // --reverse-digits: addition's numbers least significant digit first (McLeish et al. 2024)
     bool index_hints = false;     // --index-hints: a hint word before each of addition's digits (Zhou et al. 2024)
+    bool zero_pad = false;        // --zero-pad: addition's operands padded to one length, the answer to one more (Cho et al. 2024)
 };
 
 // Refuses number-format switches where they do not apply: they are addition's only, and its
 // scratchpads are written in the plain format.
 static inline void check_digit_format(const Task& task, const DataConfig& data) {
-    if (!data.reverse_digits && !data.index_hints) return;
-    const char* flag = data.reverse_digits ? "--reverse-digits" : "--index-hints";
+    if (!data.reverse_digits && !data.index_hints && !data.zero_pad) return;
+    const char* flag = data.reverse_digits ? "--reverse-digits" : data.index_hints ? "--index-hints" : "--zero-pad";
     if (strcmp(task.name, "addition") != 0) fail("%s is for the addition task only, not %s", flag, task.name);
     if (data.scratchpad != SCRATCHPAD_NONE)
         fail("%s does not go with a scratchpad: addition's scratchpads are written in the plain format (--scratchpad none)", flag);
@@ -1395,7 +1417,7 @@ static inline void check_digit_format(const Task& task, const DataConfig& data) 
 static inline DigitFormat digit_format(const Task& task, const DataConfig& data) {
     check_digit_format(task, data);
     int test_max = data.test_max ? data.test_max : task.test_max;
-    return {data.reverse_digits, data.index_hints ? test_max + 2 : 0};
+    return {data.reverse_digits, data.index_hints ? test_max + 2 : 0, data.zero_pad};
 }
 
 // The gold target of a prompt and its λ under a data configuration: the answer in addition's

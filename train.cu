@@ -165,6 +165,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "digits also get a learned embedding of their place in their number, shifted 0-99 in training (McLeish et al. 2024)"},
         {"--position-coupling", FLAG_SWITCH, &c->position_coupling, true, MODEL,
          "addition with --reverse-digits: digits of equal significance share a position, the rest the start (Cho et al. 2024)"},
+        {"--zero-pad", FLAG_SWITCH, &c->data.zero_pad, true, DATA | ANSWER,
+         "addition: the shorter operand zero-padded to the longer one's digits, the answer to one more (Cho et al. 2024)"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},

@@ -206,6 +206,7 @@ static const std::vector<Case>& choice_cases() {
         {"--rope-scaling", "--pe t5 --rope-scaling yarn", "--rope-scaling rescales RoPE's angles: it needs --pe rope, not t5"},
         {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},
         {"--index-hints", "--task copy --index-hints --show 1", "--index-hints is for the addition task only, not copy"},
+        {"--zero-pad", "--task reverse --zero-pad --answer", "--zero-pad is for the addition task only, not reverse"},
         {"--abacus", "--task scan --abacus", "--abacus embeds the places of digits: scan has no digits"},
         {"--abacus", "--task addition --index-hints --abacus", "--abacus can not be combined with --index-hints"},
         {"--abacus", "--bench --bench-seq 8 --abacus", "--abacus can not be combined with --bench-seq: random tokens have no digits"},

@@ -551,17 +551,20 @@ static void test_sort_uses_the_symbol_order_not_ascii(void) {
 }
 
 // ----------------------------------------------------------------------------
-// addition's number formats: --reverse-digits (McLeish et al. 2024), --index-hints (Zhou et al. 2024)
+// addition's number formats: --reverse-digits (McLeish et al. 2024), --index-hints (Zhou et al. 2024),
+// --zero-pad (Cho et al. 2024)
 
-static DataConfig formatted(bool reversed, bool hints, DataConfig c = small_config()) {
+static DataConfig formatted(bool reversed, bool hints, bool padded = false) {
+    DataConfig c = small_config();
     c.reverse_digits = reversed;
     c.index_hints = hints;
+    c.zero_pad = padded;
     return c;
 }
 
-static std::string formatted_answer(bool reversed, bool hints, const char* prompt) {
+static std::string formatted_answer(bool reversed, bool hints, const char* prompt, bool padded = false) {
     const Task& t = find_task("addition");
-    DataConfig c = formatted(reversed, hints);
+    DataConfig c = formatted(reversed, hints, padded);
     int length = 0;
     return join_words(task_answer(t, make_vocab(t, c), prompt, &length, c));
 }
@@ -575,6 +578,12 @@ static void test_addition_number_formats_answer_hand_examples(void) {
     TEST_ASSERT_EQUAL_STRING("The answer is @5 1 @4 0 @3 0 .", formatted_answer(false, true, "Compute @4 9 @3 9 + @3 1 ?"));
     TEST_ASSERT_EQUAL_STRING("The answer is @2 3 @3 3 @4 6 .", formatted_answer(true, true, "Compute @2 7 @3 8 @4 5 + @2 6 @3 4 ?"));
     TEST_ASSERT_EQUAL_STRING("The answer is @0 0 @1 1 .", formatted_answer(true, true, "Compute @0 9 + @0 1 ?"));
+    // zero-padded: the answer has one digit more than the operands, a 0 where there is no carry
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 6 2 .", formatted_answer(false, false, "Compute 5 8 + 0 4 ?", true));
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 0 1 .", formatted_answer(true, false, "Compute 9 9 + 1 0 ?", true));  // 99 + 01
+    TEST_ASSERT_EQUAL_STRING("The answer is 7 0 .", formatted_answer(true, false, "Compute 3 + 4 ?", true));
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 0 .", formatted_answer(false, false, "Compute 0 + 0 ?", true));
+    TEST_ASSERT_EQUAL_STRING("The answer is @3 2 @4 6 @5 0 .", formatted_answer(true, true, "Compute @3 8 @4 5 + @3 4 @4 0 ?", true));
 }
 
 // The test's own reading of a number in a format: its digits, read back most significant first,
@@ -597,9 +606,11 @@ static TestNumber test_number(const Words& w, bool reversed) {
     return n;
 }
 
-// a number written by the test: most significant first unless reversed, each digit after its hint
-static std::string test_written(unsigned long long v, bool reversed, int units_hint) {
+// a number written by the test: most significant first unless reversed, each digit after its
+// hint, with leading zeros up to `width` digits
+static std::string test_written(unsigned long long v, bool reversed, int units_hint, size_t width = 0) {
     std::string digits = std::to_string(v);
+    if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
     std::vector<std::string> items;
     for (size_t j = 0; j < digits.size(); j++)
         items.push_back((units_hint >= 0 ? "@" + std::to_string(units_hint + (int)(digits.size() - 1 - j)) + " " : "") + digits[j]);
@@ -617,9 +628,9 @@ static const int TEST_HINTS = 16 + 2;  // addition's default test max, and two m
 static void test_addition_number_formats_match_an_independent_solution(void) {
     const Task& task = find_task("addition");
     Dataset plain = make_dataset(task, small_config());
-    for (int format = 0; format < 4; format++) {
-        bool reversed = format & 1, hints = format & 2;
-        DataConfig c = formatted(reversed, hints);
+    for (int format = 0; format < 8; format++) {
+        bool reversed = format & 1, hints = format & 2, padded = format & 4;
+        DataConfig c = formatted(reversed, hints, padded);
         Dataset d = make_dataset(task, c);
         for (int k = 0; k < NUM_SPLITS; k++) {
             const Split& s = d.splits[k];
@@ -627,17 +638,18 @@ static void test_addition_number_formats_match_an_independent_solution(void) {
             for (int i = 0; i < s.size(); i++) {
                 Words prompt, target;
                 example_words(s, d.vocab, i, &prompt, &target);
-                std::string where = std::string(reversed ? "reversed " : "") + (hints ? "hinted " : "") + SPLIT_NAMES[k] + ": " + join_words(prompt);
+                std::string where = std::string(reversed ? "reversed " : "") + (hints ? "hinted " : "") + (padded ? "padded " : "") + SPLIT_NAMES[k] + ": " + join_words(prompt);
                 std::vector<Words> words = pieces(Words(prompt.begin() + 1, prompt.end() - 1), "+");
                 TEST_ASSERT_EQUAL_INT_MESSAGE(2, words.size(), where.c_str());
                 TestNumber x = test_number(words[0], reversed), y = test_number(words[1], reversed);
                 int units_hint = hints ? x.units_hint : -1;
                 unsigned long long sum = x.value + y.value;
-                if (hints) TEST_ASSERT_MESSAGE(units_hint >= 0 && units_hint + (int)std::to_string(sum).size() <= TEST_HINTS, where.c_str());
-                TEST_ASSERT_EQUAL_STRING_MESSAGE(test_written(x.value, reversed, units_hint), join_words(words[0]), where.c_str());
-                TEST_ASSERT_EQUAL_STRING_MESSAGE(test_written(y.value, reversed, units_hint), join_words(words[1]), where.c_str());
-                TEST_ASSERT_EQUAL_STRING_MESSAGE("The answer is " + test_written(sum, reversed, units_hint) + " .", join_words(target), where.c_str());
                 int digits = (int)std::max(std::to_string(x.value).size(), std::to_string(y.value).size());
+                size_t width = padded ? digits : 0, sum_width = padded ? digits + 1 : 0;
+                if (hints) TEST_ASSERT_MESSAGE(units_hint >= 0 && units_hint + (int)std::max(sum_width, std::to_string(sum).size()) <= TEST_HINTS, where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(test_written(x.value, reversed, units_hint, width), join_words(words[0]), where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE(test_written(y.value, reversed, units_hint, width), join_words(words[1]), where.c_str());
+                TEST_ASSERT_EQUAL_STRING_MESSAGE("The answer is " + test_written(sum, reversed, units_hint, sum_width) + " .", join_words(target), where.c_str());
                 TEST_ASSERT_EQUAL_INT_MESSAGE(digits, s.length[i], where.c_str());
                 int length = 0;
                 TEST_ASSERT_EQUAL_STRING_MESSAGE(join_words(target), join_words(task_answer(task, d.vocab, join_words(prompt), &length, c)), where.c_str());
@@ -653,8 +665,8 @@ static void test_addition_number_formats_match_an_independent_solution(void) {
 // test split comes up in train, and so does every hint of the vocabulary, at small sizes too.
 static void test_every_index_hint_is_seen_in_training(void) {
     const Task& task = find_task("addition");
-    for (bool reversed : {false, true}) {
-        Dataset d = make_dataset(task, formatted(reversed, true));
+    for (int format = 0; format < 4; format++) {
+        Dataset d = make_dataset(task, formatted(format & 1, true, format & 2));
         std::set<std::string> seen[NUM_SPLITS];
         for (int k = 0; k < NUM_SPLITS; k++)
             for (int i = 0; i < d.splits[k].size(); i++) {
@@ -688,9 +700,9 @@ static void test_index_hints_extend_the_vocabulary_and_keep_every_other_id(void)
 }
 
 static void test_number_formats_are_refused_where_they_do_not_apply(void) {
-    for (bool reversed : {false, true}) {
-        DataConfig c = formatted(reversed, !reversed);
-        const char* flag = reversed ? "--reverse-digits" : "--index-hints";
+    for (int format = 0; format < 3; format++) {
+        DataConfig c = formatted(format == 0, format == 1, format == 2);
+        const char* flag = format == 0 ? "--reverse-digits" : format == 1 ? "--index-hints" : "--zero-pad";
         for (const char* name : {"sum", "ch_binary_addition", "scan"}) {
             std::string message = std::string(flag) + " is for the addition task only, not " + name;
             TEST_ASSERT_THROWS_WITH(make_vocab(find_task(name), c), message.c_str());
@@ -725,6 +737,12 @@ static void test_number_formats_are_refused_where_they_do_not_apply(void) {
     int length = 0;
     DataConfig reversed = formatted(true, false);
     TEST_ASSERT_THROWS_WITH(task_answer(task, make_vocab(task, reversed), "Compute 7 0 + 1 ?", &length, reversed), "word 3: a number written least significant digit first may not end with 0");
+    DataConfig padded = formatted(false, false, true);
+    TEST_ASSERT_THROWS_WITH(task_answer(task, make_vocab(task, padded), "Compute 5 8 + 4 ?", &length, padded), "zero-padded numbers have one length, and these have 2 and 1 digits");
+    TEST_ASSERT_THROWS_WITH(task_answer(task, make_vocab(task, padded), "Compute 0 5 8 + 0 0 4 ?", &length, padded), "both numbers have a leading 0");
+    DataConfig padded_hints = formatted(false, true, true);  // a 1-digit sum padded to 2 needs the hint after the units'
+    TEST_ASSERT_THROWS_WITH(task_answer(task, make_vocab(task, padded_hints), "Compute @17 5 + @17 4 ?", &length, padded_hints),
+                            "the answer has 2 digits, which from the units digits' '@17' on need hints past the last, '@17'");
 }
 
 // ----------------------------------------------------------------------------
@@ -763,35 +781,38 @@ static void test_abacus_places_count_along_each_run_of_digits(void) {
 // a coupled position must be the digits of one significance, which the sum checks by itself: in
 // every example of every split, the answer's digit at each position is the operands' digits
 // there plus the carry from the position before, mod 10. The positions are taken from a training
-// start too, and every token that is not a digit sits at the start.
+// start too, and every token that is not a digit sits at the start. Zero-padded, every position
+// but the last holds a digit of each number, and the last the answer's alone.
 static void test_coupled_positions_line_up_the_digits_of_one_significance(void) {
     const Task& task = find_task("addition");
-    DataConfig c = formatted(true, false);
-    Dataset d = make_dataset(task, c);
-    const Vocab& v = d.vocab;
-    int checked = 0;
-    for (const Split& split : d.splits)
-        for (int e = 0; e < split.size(); e++) {
-            const int* tokens = split.example(e);
-            int n = split.example_len(e), start = e % 7;
-            std::map<int, std::vector<int>> digits_at;  // position -> its digits, in order: operands, then the answer's
-            for (int t = 0; t < n; t++) {
-                int p = coupled_position(tokens, v.is_digit.data(), t, start);
-                if (!v.is_digit[tokens[t]]) TEST_ASSERT_EQUAL_INT(start, p);
-                else digits_at[p].push_back(v.words[tokens[t]][0] - '0');
+    for (bool padded : {false, true}) {
+        Dataset d = make_dataset(task, formatted(true, false, padded));
+        const Vocab& v = d.vocab;
+        int checked = 0;
+        for (const Split& split : d.splits)
+            for (int e = 0; e < split.size(); e++) {
+                const int* tokens = split.example(e);
+                int n = split.example_len(e), start = e % 7;
+                std::map<int, std::vector<int>> digits_at;  // position -> its digits, in order: operands, then the answer's
+                for (int t = 0; t < n; t++) {
+                    int p = coupled_position(tokens, v.is_digit.data(), t, start);
+                    if (!v.is_digit[tokens[t]]) TEST_ASSERT_EQUAL_INT(start, p);
+                    else digits_at[p].push_back(v.words[tokens[t]][0] - '0');
+                }
+                int carry = 0;
+                for (const auto& [p, digits] : digits_at) {
+                    TEST_ASSERT_TRUE(p > start && digits.size() >= 1 && digits.size() <= 3);
+                    if (padded) TEST_ASSERT_EQUAL_INT(p == digits_at.rbegin()->first ? 1 : 3, digits.size());
+                    int operands = carry;
+                    for (size_t k = 0; k + 1 < digits.size(); k++) operands += digits[k];
+                    TEST_ASSERT_EQUAL_INT_MESSAGE(operands % 10, digits.back(), ("example " + std::to_string(e)).c_str());
+                    carry = operands / 10;
+                }
+                TEST_ASSERT_EQUAL_INT(0, carry);
+                checked++;
             }
-            int carry = 0;
-            for (const auto& [p, digits] : digits_at) {
-                TEST_ASSERT_TRUE(p > start && digits.size() >= 1 && digits.size() <= 3);
-                int operands = carry;
-                for (size_t k = 0; k + 1 < digits.size(); k++) operands += digits[k];
-                TEST_ASSERT_EQUAL_INT_MESSAGE(operands % 10, digits.back(), ("example " + std::to_string(e)).c_str());
-                carry = operands / 10;
-            }
-            TEST_ASSERT_EQUAL_INT(0, carry);
-            checked++;
-        }
-    TEST_ASSERT_GREATER_THAN(100, checked);
+        TEST_ASSERT_GREATER_THAN(100, checked);
+    }
 }
 
 // ----------------------------------------------------------------------------
