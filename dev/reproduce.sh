@@ -28,12 +28,14 @@
 #              and for addition, the wrappers that read digit places (which hints would cut into
 #              one-digit numbers), on reversed digits without hints: nope and fire with and without
 #              --abacus, ape_learned and rope with and without --position-coupling:
-#              ROOT/beyond/addition-reversed/{plain,abacus,coupled}. SEEDS (default 256788) adds seeds to the same tree, e.g.
+#              ROOT/beyond/addition-reversed/{plain,abacus,coupled}, and ape_learned and rope again with
+#              the numbers zero-padded as Cho et al. 2024 write them, with and without coupling:
+#              ROOT/beyond/addition-reversed/{padded,coupled-padded}. SEEDS (default 256788) adds seeds to the same tree, e.g.
 #              SEEDS=234054,146317 TASKS=copy,scan,reverse for the paper's other two on three tasks
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 [ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|ablation|head64 [sweep options]" >&2; exit 1; }
 root=$1 part=$2
 shift 2
@@ -91,6 +93,12 @@ FACTORS
                 # shellcheck disable=SC2086
                 dev/sweep.sh "$reversed/coupled" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
                     -- $budget --reverse-digits --position-coupling || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$reversed/padded" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
+                    -- $budget --reverse-digits --zero-pad || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$reversed/coupled-padded" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
+                    -- $budget --reverse-digits --zero-pad --position-coupling || status=1
             fi
         done
         exit $status ;;
