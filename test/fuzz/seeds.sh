@@ -37,6 +37,7 @@ for pe in $(./train --help | sed -n 's/^positional encodings (--pe): //p'); do
 done
 micro fire-random --task copy_cmc --pe fire --train-max 3 --test-max 4 --random-positions 64
 micro nope-abacus --task addition --pe nope --train-max 3 --test-max 4 --reverse-digits --abacus
+micro ape_learned-coupled --task addition --pe ape_learned --train-max 3 --test-max 4 --reverse-digits --zero-pad --position-coupling
 rm -rf "$tmp"
 
 # flags: arguments separated by NUL bytes
@@ -57,6 +58,7 @@ done <<'LINES'
 --task copy --train-size 100 --valid-size 10 --test-size 10 --train-max 5 --test-max 9 --data-seed 7
 --task addition --reverse-digits --index-hints --show 2 --split test
 --task addition --reverse-digits --abacus --pe fire --random-positions 300 --steps 5
+--task addition --reverse-digits --zero-pad --position-coupling --pe ape_learned --steps 5
 --load runs/x/model.bin --rope-scaling yarn --out runs/y --force
 --task ch_duplicate_string --train-max 20 --test-max 50 --stats
 LINES
