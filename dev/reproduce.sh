@@ -30,7 +30,8 @@
 #              --abacus, ape_learned and rope with and without --position-coupling:
 #              ROOT/beyond/addition-reversed/{plain,abacus,coupled}, and ape_learned and rope again with
 #              the numbers zero-padded as Cho et al. 2024 write them, with and without coupling:
-#              ROOT/beyond/addition-reversed/{padded,coupled-padded}. SEEDS (default 256788) adds seeds to the same tree, e.g.
+#              ROOT/beyond/addition-reversed/{padded,coupled-padded}, and both five times as long (5,000
+#              steps): ROOT/beyond/addition-reversed/{padded-5000,coupled-padded-5000}. SEEDS (default 256788) adds seeds to the same tree, e.g.
 #              SEEDS=234054,146317 TASKS=copy,scan,reverse for the paper's other two on three tasks
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
@@ -59,6 +60,7 @@ FACTORS
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
         budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"
+        long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"
         seeds=${SEEDS:-256788}
         beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
@@ -99,6 +101,12 @@ FACTORS
                 # shellcheck disable=SC2086
                 dev/sweep.sh "$reversed/coupled-padded" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
                     -- $budget --reverse-digits --zero-pad --position-coupling || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$reversed/coupled-padded-5000" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
+                    -- $long_budget --reverse-digits --zero-pad --position-coupling || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$reversed/padded-5000" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
+                    -- $long_budget --reverse-digits --zero-pad || status=1
             fi
         done
         exit $status ;;
