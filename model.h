@@ -86,7 +86,7 @@ inline void validate_model_config(const ModelConfig& c) {
     if (pe_rotates(c.pe) && rope_dims(c.HS(), c.rope_frac) == 0)
         fail("--rope-frac %g rotates no pair of a %d-dim head", c.rope_frac, c.HS());
     if (c.random_positions < 0 || c.random_positions > MAX_DIM) fail("--random-positions %d is out of range [0, %d]", c.random_positions, MAX_DIM);
-    if (c.random_positions > 0 && c.pe == PE_NOPE) fail("--random-positions: nope has no positions to draw");
+    if (c.random_positions > 0 && !pe_reads_positions(c.pe)) fail("--random-positions: %s has no positions to draw", PE_NAMES[c.pe]);
     if (c.position_coupling && !pe_can_couple(c.pe))
         fail("--position-coupling needs a PE that reads each token's position (ape, ape_learned or rope), not %s", PE_NAMES[c.pe]);
     if (c.position_coupling && (c.random_positions > 0 || c.abacus))
@@ -445,6 +445,69 @@ inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's
         for (size_t k = 0; k < n_params; k++) dpe_params[k] += partial[p][k];
 }
 
+// CoPE's bias for one layer, made from its own q and k (pe.h: cope_bias_row), for queries i >= t0:
+// one plane per sequence, read by attention_forward as a bias. The table's rows past p <= i + 1
+// are never read, so each query computes q . e_m for m < i + 3 only.
+inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
+                              const real* qkv,    // (B, T, 3C)
+                              const real* table,  // (max_pos, HS)
+                              const PE& pe, int B, int T, int C, int NH, int t0) {
+    int HS = C / NH, npos = pe.max_pos;
+#pragma omp parallel
+    {
+        std::vector<real> logits(T), z(npos);
+#pragma omp for collapse(3)
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < NH; h++)
+                for (int i = t0; i < T; i++) {
+                    const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                    for (int j = 0; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
+                    for (int m = 0; m < std::min(npos, i + 3); m++) z[m] = dot(q, table + (size_t)m * HS, HS);
+                    cope_bias_row(bias + (((size_t)b * NH + h) * T + i) * T, logits.data(), z.data(), i + 1, npos);
+                }
+    }
+}
+
+// The gates' and the table's part of the gradient (attention_backward has the scores' own
+// q . k): from dscores, the gradient of every score and so of every bias,
+//   dq_i += sum_j dlogit_ij k_j + sum_m dz_im e_m    dk_j += dlogit_ij q_i    de_m += dz_im q_i
+// Each thread owns a (b, h); its table gradient is a partial, and the partials are added in
+// order: the same bits for any number of threads.
+inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
+                               real* dtable,         // (max_pos, HS)
+                               const real* dscores,  // (B, NH, T, T)
+                               const real* qkv,      // (B, T, 3C)
+                               const real* table,    // (max_pos, HS)
+                               const PE& pe, int B, int T, int C, int NH) {
+    int HS = C / NH, npos = pe.max_pos;
+    std::vector<std::vector<real>> partial((size_t)B * NH, std::vector<real>((size_t)npos * HS, 0));
+#pragma omp parallel
+    {
+        std::vector<real> logits(T), z(npos), dlogits(T), dz(npos);
+#pragma omp for collapse(2)
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < NH; h++)
+                for (int i = 0; i < T; i++) {
+                    const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                    real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                    int rows = std::min(npos, i + 3);
+                    for (int j = 0; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
+                    for (int m = 0; m < rows; m++) z[m] = dot(q, table + (size_t)m * HS, HS), dz[m] = 0;
+                    cope_bias_row_backward(dlogits.data(), dz.data(), dscores + (((size_t)b * NH + h) * T + i) * T, logits.data(), z.data(), i + 1, npos);
+                    for (int j = 0; j <= i; j++) {
+                        const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
+                        real* dk = dqkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
+                        for (int d = 0; d < HS; d++) dq[d] += dlogits[j] * k[d], dk[d] += dlogits[j] * q[d];
+                    }
+                    real* de = partial[(size_t)b * NH + h].data();
+                    for (int m = 0; m < rows; m++)
+                        for (int d = 0; d < HS; d++) dq[d] += dz[m] * table[(size_t)m * HS + d], de[(size_t)m * HS + d] += dz[m] * q[d];
+                }
+    }
+    for (const std::vector<real>& de : partial)
+        for (size_t k = 0; k < de.size(); k++) dtable[k] += de[k];
+}
+
 // Causal attention for query positions i >= t0 (the keys and values of positions < t0 must
 // already be in qkv):
 //   att[b,h,i,j] = softmax over j <= i of (q_i . k_j + bias[h,i,j]), 0 for j > i
@@ -616,7 +679,7 @@ enum ActId {
     A_D_LOGITS, A_D_HEAD_IN, A_D_RES, A_D_BRANCH, A_D_LN, A_D_FC_ACT, A_D_FC, A_D_ATTY, A_D_QKV,    // backward
     A_D_SCORES, A_D_PE_BIAS, NUM_ACTS
 };
-enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT, S_BIAS };
+enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT, S_BIAS, S_DBIAS };
 
 struct ActSpec {
     const char* name;
@@ -639,19 +702,19 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"head_in", false, S_BTC},    // dropout(lnf) * C^-0.5: the LM head's input
     {"logits", false, S_BTV},
     {"branch", false, S_BTC},     // a block's output before it joins the residual stream
-    {"pe_bias", false, S_BIAS},   // the PE's score bias, (planes, NH, T, T): pe_bias_forward
+    {"pe_bias", false, S_BIAS},   // the PE's score bias, (planes, NH, T, T): pe_bias_forward, or the layer's cope_bias_forward
     {"d_logits", false, S_BTV},   {"d_head_in", false, S_BTC},
     {"d_res", false, S_BTC},      // gradient of the residual stream, carried down the layers
     {"d_branch", false, S_BTC},   // gradient of a block's output (and of dropout(lnf))
     {"d_ln", false, S_BTC},       // gradient of an RMSNorm's output
     {"d_fc_act", false, S_BTF},   {"d_fc", false, S_BTF},     {"d_atty", false, S_BTC},
     {"d_qkv", false, S_BT3C},     {"d_scores", false, S_BNHTT},
-    {"d_pe_bias", false, S_BIAS},  // the bias planes' gradient, summed over the layers
+    {"d_pe_bias", false, S_DBIAS},  // the score bias planes' gradient, summed over the layers
 };
 
 // bias planes: one per sequence when training draws positions (each sequence has its own
-// distances), else one for the whole batch
-inline int bias_planes(const ModelConfig& c, int B) { return c.random_positions > 0 ? B : 1; }
+// distances) or when the bias comes from the sequence itself (CoPE), else one for the batch
+inline int bias_planes(const ModelConfig& c, int B) { return c.random_positions > 0 || pe_has_context_bias(c.pe) ? B : 1; }
 
 inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
     size_t BT = (size_t)B * T;
@@ -662,7 +725,8 @@ inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
         case S_BTF: return BT * c.F;
         case S_BTV: return BT * c.V;
         case S_BNHTT: return BT * c.NH * T;
-        default: return pe_has_score_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;  // S_BIAS
+        case S_BIAS: return pe_has_score_bias(c.pe) || pe_has_context_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;
+        default: return pe_has_score_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;  // S_DBIAS
     }
 }
 
@@ -752,12 +816,12 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     if (c.position_coupling) positions = couple_positions(m, tokens, place_offsets, B, T);
     size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
-    int planes = positions ? B : 1;
+    int planes = positions || pe_has_context_bias(c.pe) ? B : 1;
 
     embedding_forward(A(A_RES_IN), tokens, positions, m->param(P_WTE), m->param(P_PE_TABLE), m->pe(), B, T, C, t0);
     if (c.abacus) abacus_forward(A(A_RES_IN), tokens, place_offsets, m->param(P_ABACUS), m->is_digit.data(), B, T, C, t0);
     if (pe_has_score_bias(c.pe)) pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, t0);
-    const real* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
+    const real* bias = pe_has_score_bias(c.pe) || pe_has_context_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
     dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         real* res_in = A(A_RES_IN, l);
@@ -768,6 +832,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
         matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
+        if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE), m->pe(), B, T, C, NH, t0);
         attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
@@ -831,6 +896,8 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop,
                            drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
         if (pe_has_score_bias(c.pe)) pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
+        if (pe_has_context_bias(c.pe))
+            cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE), m->pe(), B, T, C, NH);
         rotate_qk_backward(A(A_D_QKV), positions, m->pe(), B, T, C, NH);
         matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);

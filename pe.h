@@ -1,11 +1,14 @@
 /*
  pe.h: the positional encodings under test, each defined here and nowhere else.
 
- The model (model.h) and the CUDA kernels never ask which PE is in use; they call four hooks,
- and a hook does nothing for a PE that does not act there:
+ The model (model.h) and the CUDA kernels never ask which PE is in use; they call five hooks,
+ and a hook does nothing for a PE that does not act there (the context hook, which needs the
+ layer's q and k, is called only where pe_has_context_bias says a PE has one):
    input    pe_input(pe, params, pos, c)            added to channel c of the token embedding
    q and k  pe_rotate(pe, x, pos, direction, qk)    rotates (and xPos scales) one head's q or k
    scores   pe_score_bias(pe, params, h, i, j)      added to the score q_i . k_j (i, j positions)
+   context  cope_bias_row(bias, logits, z, n, npos) added to the scores of one query, from its
+                                                    q . k and q . table (CoPE: not from positions)
    learned  pe_init_params / *_backward             the PE's own parameters: made, and their
                                                     gradient taken, here
  `pe` is a PE: the kind plus tables of everything computed from positions alone (sinusoids,
@@ -24,6 +27,7 @@
    kerple_log    -              -                   -r1_h log(1 + r2_h (i - j))   (2, NH)
    kerple_power  -              -                   -r1_h (i - j)^r2_h            (2, NH)
    fire          -              -                   mlp_h(psi(i-j) / psi(max(L,i)))  MLP, c, L
+   cope          -              -                   q_i . e(sum_{t=j..i} gate_it)  (max_pos, HS)
 
  Positions count from 0 at the first real token of a sequence (sequences are right-padded, so
  padding never shifts them), unless training draws them at random (--random-positions). Every
@@ -40,12 +44,14 @@
 
 #include "common.h"
 
-enum PEKind { PE_NOPE, PE_APE, PE_T5, PE_ALIBI, PE_ROPE, PE_APE_LEARNED, PE_XPOS, PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, NUM_PES };
-static const char* const PE_NAMES[NUM_PES] = {"nope", "ape", "t5", "alibi", "rope", "ape_learned", "xpos", "kerple_log", "kerple_power", "fire"};
+enum PEKind { PE_NOPE, PE_APE, PE_T5, PE_ALIBI, PE_ROPE, PE_APE_LEARNED, PE_XPOS, PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, PE_COPE, NUM_PES };
+static const char* const PE_NAMES[NUM_PES] = {"nope", "ape", "t5", "alibi", "rope", "ape_learned", "xpos", "kerple_log", "kerple_power", "fire", "cope"};
 static const int NUM_PAPER_PES = 5;  // the paper's five come first: the GPU path runs those
 
 inline bool pe_rotates(PEKind k) { return k == PE_ROPE || k == PE_XPOS; }
 inline bool pe_has_score_bias(PEKind k) { return k == PE_T5 || k == PE_ALIBI || k == PE_KERPLE_LOG || k == PE_KERPLE_POWER || k == PE_FIRE; }
+inline bool pe_has_context_bias(PEKind k) { return k == PE_COPE; }
+inline bool pe_reads_positions(PEKind k) { return k != PE_NOPE && k != PE_COPE; }
 
 // ----------------------------------------------------------------------------
 // APE: fixed sinusoids added to the input, the sin half and the cos half concatenated (not
@@ -144,6 +150,73 @@ HD inline FireInput fire_normalised_distance(const real* params, int NH, int i, 
     double M = L > i ? L : i, num = log(c * n + 1), den = log(c * M + 1);
     double dnum_dc = n / (c * n + 1), dden_dc = M / (c * M + 1);
     return {num / den, (dnum_dc * den - num * dden_dc) / (den * den), L > i ? -num * (c / (c * L + 1)) / (den * den) : 0};
+}
+
+// ----------------------------------------------------------------------------
+// CoPE (Golovneva et al. 2024): contextual positions, counted in the keys a query finds relevant
+// rather than in tokens. Query i gates each key j <= i, g_ij = sigmoid(q_i . k_j), and key j's
+// position as seen from i is the number of gates open from j up to i: p_ij = sum_{t=j..i} g_it.
+// The score gains q_i . e(p_ij), e a learned (max_pos, HS) table interpolated linearly between
+// rows floor(p) and floor(p) + 1, p clamped to max_pos - 1. Since p only sums gates, a model can
+// count words, digits or sentences as easily as tokens, and no table row past the counts it saw
+// in training need ever be read. As the paper: zero init, one table for all heads, gates from
+// the plain score q . k (this model's scores are not scaled by 1/sqrt(HS)). Unlike the paper,
+// which gives each layer a table, one table serves every layer, as T5's and FIRE's do.
+
+template <typename real>
+HD inline double cope_gate(real logit) { return 1 / (1 + exp(-(double)logit)); }
+
+// where position p reads the table: rows f and f + 1 with weights 1 - w and w (f + 1 = npos: row
+// f alone, and p no longer moves the bias)
+struct CopeRead {
+    int f;
+    double w;
+    bool clamped;
+};
+HD inline CopeRead cope_read(double p, int npos) {
+    if (p >= npos - 1) return {npos - 1, 0, true};
+    int f = (int)p;
+    return {f, p - f, false};
+}
+
+// One query's bias over keys j < n (n = i + 1), from logits[j] = q_i . k_j and z[m] = q_i . e_m
+// for rows m < min(npos, n + 2) (p_ij <= n, so no other row is read).
+template <typename real>
+inline void cope_bias_row(real* bias, const real* logits, const real* z, int n, int npos) {
+    double p = 0;
+    for (int j = n - 1; j >= 0; j--) {
+        p += cope_gate(logits[j]);
+        CopeRead at = cope_read(p, npos);
+        bias[j] = (real)(at.clamped ? z[at.f] : (1 - at.w) * z[at.f] + at.w * z[at.f + 1]);
+    }
+}
+
+// forward: bias_j = (1 - w_j) z[f_j] + w_j z[f_j + 1], p_j = sum_{t=j..n-1} g_t, g_t = sigmoid(logit_t), so
+//   dz[f_j] += (1 - w_j) dbias_j    dz[f_j + 1] += w_j dbias_j
+//   dp_j = dbias_j (z[f_j + 1] - z[f_j])  (0 where clamped)
+//   dg_t = sum_{j <= t} dp_j             dlogit_t = dg_t g_t (1 - g_t)
+// dlogits (overwritten) is the gates' part only: the score's own q . k is attention's.
+template <typename real>
+inline void cope_bias_row_backward(real* dlogits, real* dz, const real* dbias, const real* logits, const real* z, int n, int npos) {
+    double p = 0;
+    for (int j = n - 1; j >= 0; j--) {  // dp_j into dlogits[j], for now
+        p += cope_gate(logits[j]);
+        CopeRead at = cope_read(p, npos);
+        if (at.clamped) {
+            dz[at.f] += dbias[j];
+            dlogits[j] = 0;
+            continue;
+        }
+        dz[at.f] += (real)((1 - at.w) * dbias[j]);
+        dz[at.f + 1] += (real)(at.w * dbias[j]);
+        dlogits[j] = dbias[j] * (z[at.f + 1] - z[at.f]);
+    }
+    double dg = 0;
+    for (int t = 0; t < n; t++) {
+        dg += dlogits[t];
+        double g = cope_gate(logits[t]);
+        dlogits[t] = (real)(dg * g * (1 - g));
+    }
 }
 
 // ----------------------------------------------------------------------------
@@ -252,6 +325,7 @@ inline size_t pe_param_count(PEKind kind, int C, int NH, int max_pos) {
         case PE_APE_LEARNED: return (size_t)max_pos * C;
         case PE_KERPLE_LOG: case PE_KERPLE_POWER: return 2 * (size_t)NH;
         case PE_FIRE: return fire_layout(NH).total;
+        case PE_COPE: return (size_t)max_pos * (C / NH);
         default: return 0;
     }
 }
@@ -271,6 +345,8 @@ inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng
         uniform(0, NH, 0, log_kernel ? 2 : 1);       // r1
         uniform(NH, 2 * NH, 0, log_kernel ? 1 : 2);  // r2
     }
+    if (kind == PE_COPE)  // the paper's init: every contextual position starts with no bias
+        for (size_t i = 0; i < n; i++) p[i] = 0;
     if (kind == PE_FIRE) {
         FireLayout at = fire_layout(NH);
         double first = 1.0, second = 1.0 / sqrt((double)FIRE_HIDDEN);  // 1 / sqrt(fan_in) of each Linear
@@ -319,7 +395,7 @@ inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, i
 // position `start`. Training draws each sequence's start so that its largest position stays
 // below max_pos, which trains the positions of places longer than any training number;
 // evaluation starts at 0. The paper also zero-pads the operands to one length and the answer to
-// one more digit; here the numbers keep the task's format.
+// one more digit, which --zero-pad does (tasks.h).
 inline int coupled_position(const int* tokens, const unsigned char* is_digit, int t, int start) {
     return start + digit_place(tokens, is_digit, t);
 }

@@ -191,7 +191,7 @@ static void test_every_bounded_flag_refuses_values_out_of_range(void) { check_ca
 static const std::vector<Case>& choice_cases() {
     static const std::vector<Case> cases = {
         {"--task", "--task copyy --show 1", "unknown task 'copyy' (valid: copy copy_rsc2x"},
-        {"--pe", "--pe cope", "unknown positional encoding 'cope' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire)"},
+        {"--pe", "--pe cape", "unknown positional encoding 'cape' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire cope)"},
         {"--model", "--model huge", "unknown model preset 'huge' (valid: paper small tiny)"},
         {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
         {"--precision", "--precision bf16", "unknown precision 'bf16' (valid: fp32 tf32)"},
@@ -202,6 +202,7 @@ static const std::vector<Case>& choice_cases() {
         {"--scratchpad", "--task lego --scratchpad no-vars --answer", "lego's steps carry no variables: --scratchpad no-vars would be full"},
         {"--random-positions", "--pe rope --random-positions 70000", "--random-positions 70000 is out of range [0, 65536]"},
         {"--random-positions", "--pe nope --random-positions 500", "--random-positions: nope has no positions to draw"},
+        {"--random-positions", "--pe cope --random-positions 500", "--random-positions: cope has no positions to draw"},
         {"--rope-scaling", "--pe rope --rope-scaling big", "unknown --rope-scaling 'big' (valid: none pi ntk yarn)"},
         {"--rope-scaling", "--pe t5 --rope-scaling yarn", "--rope-scaling rescales RoPE's angles: it needs --pe rope, not t5"},
         {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},

@@ -173,11 +173,31 @@ static std::vector<double> pe_params_for_test(PEKind kind, int C, int NH, int ma
     pe_init_params(kind, p.data(), C, NH, max_pos, &rng);
     if (kind == PE_KERPLE_POWER) p[NH] = 2.5;
     if (kind == PE_FIRE) p[fire_layout(NH).m] = 0.01;  // L = 5.12: queries past it normalise by psi(i)
+    if (kind == PE_COPE) p = random_vector(p.size(), seed);  // its zero init would hide the gates' gradient
     return p;
 }
 
+// CoPE's row by itself, where its positions pass the table's last row too (npos = 3): the
+// gradients of the logits (through the gates) and of z
+static void test_cope_row_backward_matches_finite_differences(void) {
+    const int n = 6, npos = 3;
+    std::vector<double> logits = random_vector(n, 40), z = random_vector(npos, 41), dbias = random_vector(n, 42), bias(n);
+    logits[5] = 3, logits[4] = 2;  // two gates nearly open: the positions of the first keys pass row 2
+    auto loss = [&] {
+        cope_bias_row(bias.data(), logits.data(), z.data(), n, npos);
+        return weighted_sum(bias, dbias);
+    };
+    loss();
+    TEST_ASSERT_MESSAGE(bias[0] == z[npos - 1], "the first key's position is past the last row");
+    std::vector<double> dlogits(n), dz(npos, 0);
+    cope_bias_row_backward(dlogits.data(), dz.data(), dbias.data(), logits.data(), z.data(), n, npos);
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(logits, loss).data(), dlogits.data(), n, "dlogits");
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(z, loss).data(), dz.data(), npos, "dz");
+}
+
 // attention with each PE's bias plane, and the plane's gradient into the PE's parameters;
-// dropout on and off; positions 0 .. T-1 (one shared plane) and drawn (a plane per sequence)
+// dropout on and off; positions 0 .. T-1 (one shared plane) and drawn (a plane per sequence).
+// CoPE's planes, one per sequence, come from q and k themselves.
 static void test_attention_backward_matches_finite_differences_for_every_pe(void) {
     const int B = 2, T = 5, C = 8, NH = 2, max_pos = 40;
     const int drawn[B * T] = {1, 4, 9, 20, 33, 0, 2, 3, 11, 39};
@@ -186,12 +206,14 @@ static void test_attention_backward_matches_finite_differences_for_every_pe(void
             for (const int* positions : {(const int*)nullptr, drawn}) {
                 PETables tables = make_pe_tables((PEKind)p, C, NH, 0, max_pos);
                 PE pe = pe_view(tables);
-                int planes = positions ? B : 1;
+                bool context = pe_has_context_bias((PEKind)p);
+                int planes = positions || context ? B : 1;
                 uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
                 std::vector<double> qkv = random_vector(B * T * 3 * C, 14), params = pe_params_for_test((PEKind)p, C, NH, max_pos, 15);
                 std::vector<double> dout = random_vector(B * T * C, 16), out(B * T * C), att(B * NH * T * T), bias(planes * NH * T * T);
                 auto loss = [&] {
                     pe_bias_forward(bias.data(), params.data(), positions, pe, planes, T, NH, 0);
+                    if (context) cope_bias_forward(bias.data(), qkv.data(), params.data(), pe, B, T, C, NH, 0);
                     attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, drop, key, B, T, C, NH, 0);
                     return weighted_sum(out, dout);
                 };
@@ -200,6 +222,7 @@ static void test_attention_backward_matches_finite_differences_for_every_pe(void
                 attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), drop, key, B, T, C, NH);
                 pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
                 pe_bias_backward(dparams.data(), dbias.data(), params.data(), positions, pe, planes, T, NH, params.size());
+                if (context) cope_bias_backward(dqkv.data(), dparams.data(), dscores.data(), qkv.data(), params.data(), pe, B, T, C, NH);
                 std::string label = std::string(PE_NAMES[p]) + (drop.p > 0 ? " with dropout" : "") + (positions ? ", drawn positions" : "");
                 TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), (label + ": dqkv").c_str());
                 if (!params.empty())
@@ -233,6 +256,16 @@ static ModelConfig tiny_config(PEKind pe, float dropout, int L = 2) {
     return ModelConfig{L, 16, 2, 24, 11, 8, pe, 0.25f, dropout};
 }
 
+// model_init, and for CoPE a table of random values: its zero init would leave its bias, and
+// the gates' gradient, out of every test
+static void init_for_test(Model* m, const ModelConfig& c, int B, uint64_t seed) {
+    model_init(m, c, B, seed);
+    if (!pe_has_context_bias(c.pe)) return;
+    size_t n = param_numel(c, P_PE_TABLE);
+    std::vector<double> table = random_vector(n, seed);
+    std::copy(table.begin(), table.end(), m->param(P_PE_TABLE));
+}
+
 // two sequences, the second shorter and right-padded; targets on the latter part only
 struct TinyBatch {
     static const int B = 2, T = 7;
@@ -245,7 +278,7 @@ static void test_model_gradient_matches_finite_differences_for_every_pe(void) {
     for (int p = 0; p < NUM_PES; p++)
         for (float dropout : {0.0f, 0.3f}) {
             Model m;
-            model_init(&m, tiny_config((PEKind)p, dropout), TinyBatch::B, 42);
+            init_for_test(&m, tiny_config((PEKind)p, dropout), TinyBatch::B, 42);
             Dropout drop = {dropout, 1234, 17};
             auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop); };
             loss();
@@ -356,7 +389,7 @@ static void test_results_do_not_depend_on_the_number_of_threads(void) {
 static void test_changing_a_token_never_changes_earlier_logits(void) {
     for (int p = 0; p < NUM_PES; p++) {
         Model m;
-        model_init(&m, tiny_config((PEKind)p, 0.0f), 1, 5);
+        init_for_test(&m, tiny_config((PEKind)p, 0.0f), 1, 5);
         int tokens[8] = {3, 4, 5, 6, 7, 8, 9, 10};
         const int T = 8, V = m.config.V;
         model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT);
@@ -380,7 +413,7 @@ static void test_changing_a_token_never_changes_earlier_logits(void) {
 static void test_padding_never_changes_real_logits_or_the_loss(void) {
     for (int p = 0; p < NUM_PES; p++) {
         Model m;
-        model_init(&m, tiny_config((PEKind)p, 0.0f), 2, 6);
+        init_for_test(&m, tiny_config((PEKind)p, 0.0f), 2, 6);
         const int V = m.config.V, T = 8, len = 5;
         int alone[len] = {3, 4, 5, 6, 7}, targets_alone[len] = {-1, -1, 5, 6, 7};
         double loss_alone = model_forward(&m, alone, targets_alone, 1, len, NO_DROPOUT);
@@ -426,14 +459,14 @@ static void check_kv_cache_matches_full_forward(Model* m, const char* label) {
 static void test_kv_cache_forward_matches_full_forward(void) {
     for (int p = 0; p < NUM_PES; p++) {
         Model m;
-        model_init(&m, tiny_config((PEKind)p, 0.1f), 1, 8);
+        init_for_test(&m, tiny_config((PEKind)p, 0.1f), 1, 8);
         check_kv_cache_matches_full_forward(&m, PE_NAMES[p]);
     }
     for (PEKind pe : {PE_APE_LEARNED, PE_ROPE}) {
         ModelConfig c = tiny_config(pe, 0.1f);
         c.position_coupling = true;
         Model m;
-        model_init(&m, c, 1, 8);
+        init_for_test(&m, c, 1, 8);
         m.is_digit.assign(c.V, 0);
         for (int digit : {4, 5, 7}) m.is_digit[digit] = 1;
         check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + "+coupled").c_str());
@@ -449,6 +482,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
     RUN_TEST(test_crossentropy_backward_matches_finite_differences);
     RUN_TEST(test_rotation_backward_matches_finite_differences);
+    RUN_TEST(test_cope_row_backward_matches_finite_differences);
     RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
     RUN_TEST(test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p);
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);

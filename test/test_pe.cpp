@@ -237,22 +237,43 @@ static void test_each_hook_does_nothing_for_the_other_pes(void) {
         TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_APE || kind == PE_APE_LEARNED, pe_input(pe, params.data(), 7, 3) != 0, PE_NAMES[p]);
         bool biased = pe_score_bias(pe, params.data(), 1, 9, 2) != 0;
         TEST_ASSERT_EQUAL_INT_MESSAGE(pe_has_score_bias(kind), biased, PE_NAMES[p]);
-        bool learns = kind == PE_T5 || kind == PE_APE_LEARNED || kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER || kind == PE_FIRE;
+        bool learns = kind == PE_T5 || kind == PE_APE_LEARNED || kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER || kind == PE_FIRE || kind == PE_COPE;
         TEST_ASSERT_EQUAL_INT_MESSAGE(learns, pe_param_count(kind, C, NH, T) > 0, PE_NAMES[p]);
         TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_T5 ? T5_NUM_BUCKETS : 0, pe_table_rows(kind), PE_NAMES[p]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_COPE, pe_has_context_bias(kind), PE_NAMES[p]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(kind != PE_NOPE && kind != PE_COPE, pe_reads_positions(kind), PE_NAMES[p]);
     }
+}
+
+// CoPE by hand: with every logit 0 each gate is 1/2, so from the last key back the positions are
+// 1/2, 1, 3/2, ... and the bias interpolates z between rows; past npos - 1 it stays on the last row.
+static void test_cope_counts_open_gates_and_interpolates_the_table(void) {
+    const float logits[4] = {0, 0, 0, 0}, z[5] = {1, 3, 7, 15, 31};
+    float bias[4];
+    cope_bias_row(bias, logits, z, 3, 5);
+    TEST_ASSERT_EQUAL_FLOAT(0.5f * 3 + 0.5f * 7, bias[0]);  // p = 3/2
+    TEST_ASSERT_EQUAL_FLOAT(3, bias[1]);                    // p = 1
+    TEST_ASSERT_EQUAL_FLOAT(0.5f * 1 + 0.5f * 3, bias[2]);  // p = 1/2
+    cope_bias_row(bias, logits, z, 4, 2);                   // p = 2, 3/2, 1, 1/2 with rows 0 and 1 only
+    const float clamped[4] = {3, 3, 3, 2};
+    for (int j = 0; j < 4; j++) TEST_ASSERT_EQUAL_FLOAT(clamped[j], bias[j]);
+    const float gates_shut[3] = {-40, -40, 40};  // only the key at i opens: the others count 1
+    cope_bias_row(bias, gates_shut, z, 3, 5);
+    for (int j = 0; j < 3; j++) TEST_ASSERT_FLOAT_WITHIN(1e-6, 3, bias[j]);
 }
 
 static void test_unknown_pe_is_refused_with_the_valid_ones_listed(void) {
     TEST_ASSERT_EQUAL_INT(PE_ALIBI, find_pe("alibi"));
     TEST_ASSERT_EQUAL_INT(PE_FIRE, find_pe("fire"));
-    TEST_ASSERT_THROWS_WITH(find_pe("cope"), "unknown positional encoding 'cope' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire)");
+    TEST_ASSERT_EQUAL_INT(PE_COPE, find_pe("cope"));
+    TEST_ASSERT_THROWS_WITH(find_pe("cape"), "unknown positional encoding 'cape' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire cope)");
 }
 
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_rope_score_depends_only_on_distance);
     RUN_TEST(test_rope_rotates_the_first_quarter_in_interleaved_pairs);
+    RUN_TEST(test_cope_counts_open_gates_and_interpolates_the_table);
     RUN_TEST(test_alibi_slopes_for_8_and_12_heads);
     RUN_TEST(test_alibi_bias_is_minus_slope_times_distance);
     RUN_TEST(test_t5_buckets_at_known_distances);

@@ -555,8 +555,8 @@ static void test_malformed_results_json_is_refused_with_its_path(void) {
 
 static void test_unknown_pe_in_a_config_is_refused_with_its_path(void) {
     std::string dir = temp_dir();
-    write_run(dir + "/copy-cope-s1", "copy", "cope", 1, -1);
-    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-cope-s1/config.json: unknown positional encoding 'cope' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire)");
+    write_run(dir + "/copy-cape-s1", "copy", "cape", 1, -1);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-cape-s1/config.json: unknown positional encoding 'cape' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire cope)");
     fs::remove_all(dir);
 }
 
