@@ -254,6 +254,14 @@ static SplitResult read_split(const Json& split, const std::string& source) {
 // the parameter count (which the PE implies)
 static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "seed", "parameters"};
 
+// Config fields that train.cu gained after runs had been made, each with the value every run
+// from before ran with: a config.json without the field is read as having that value, so that a
+// sweep finished by a later commit stays one setting.
+static const struct {
+    const char* name;
+    const char* before;
+} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}};
+
 static bool is_setting_field(const std::string& name) {
     for (const char* f : NOT_SETTING_FIELDS)
         if (name == f) return false;
@@ -309,6 +317,8 @@ static SweepRun read_run(const fs::path& sweep, const fs::path& dir, std::vector
             if (std::find(field_order->begin(), field_order->end(), config.keys[k]) == field_order->end())
                 field_order->push_back(config.keys[k]);
         }
+    for (const auto& added : FIELDS_ADDED_LATER)
+        if (!config.find(added.name)) run.setting[added.name] = added.before;
     if (fs::exists(dir / "results.json")) read_results(&run, (dir / "results.json").string());
     return run;
 }

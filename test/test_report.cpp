@@ -481,6 +481,33 @@ static void test_wrappers_are_no_setting_of_their_own(void) {
     fs::remove_all(dir);
 }
 
+// a field config.json gained later, written before "train-min" as train.cu writes new fields
+static void add_config_field(const std::string& dir, const std::string& field) {
+    std::string config = read_text(dir + "/config.json");
+    config.insert(config.find("  \"train-min\""), "  " + field + ",\n");
+    write_text(dir + "/config.json", config);
+}
+
+// A sweep finished by a commit whose config.json has a new field stays one setting: runs from
+// before the field have its old value. A run that sets the field otherwise is a setting apart.
+static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/old-nope", "addition", "nope", 1, 0.1);  // no zero-pad field
+    write_run(dir + "/new-ape", "addition", "ape", 1, 0.5);
+    add_config_field(dir + "/new-ape", "\"zero-pad\": false");
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### addition\n") != std::string::npos && md.find("zero-pad") == std::string::npos, md.c_str());
+    write_run(dir + "/new-rope", "addition", "rope", 1, 0.9);
+    add_config_field(dir + "/new-rope", "\"zero-pad\": true");
+    write_report(dir);
+    md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### addition [zero-pad=false]\n") != std::string::npos && md.find("### addition [zero-pad=true]\n") != std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("(none)") == std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
 static void test_a_coupled_run_is_a_rival_of_its_plain_pe(void) {
     std::string dir = temp_dir();
     write_wrapped_run(dir + "/copy-ape_learned-s1", "copy", "ape_learned", PLAIN, 1, 0.2);
@@ -587,6 +614,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
     RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
+    RUN_TEST(test_a_field_added_later_reads_as_its_old_value_in_older_runs);
     RUN_TEST(test_a_coupled_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
