@@ -445,9 +445,18 @@ inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's
         for (size_t k = 0; k < n_params; k++) dpe_params[k] += partial[p][k];
 }
 
+// What one CoPE query reads: logits[j] = q_i . k_j for j <= i, and z[m] = q_i . e_m for the rows
+// m < min(npos, i + 3) that its positions p <= i + 1 can reach. Returns that row count.
+inline int cope_query_reads(real* logits, real* z, const real* q, const real* qkv, const real* table, int b, int h, int i, int T, int C,
+                            int NH, int npos) {
+    int HS = C / NH, rows = std::min(npos, i + 3);
+    for (int j = 0; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
+    for (int m = 0; m < rows; m++) z[m] = dot(q, table + (size_t)m * HS, HS);
+    return rows;
+}
+
 // CoPE's bias for one layer, made from its own q and k (pe.h: cope_bias_row), for queries i >= t0:
-// one plane per sequence, read by attention_forward as a bias. The table's rows past p <= i + 1
-// are never read, so each query computes q . e_m for m < i + 3 only.
+// one plane per sequence, read by attention_forward as a bias.
 inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
                               const real* qkv,    // (B, T, 3C)
                               const real* table,  // (max_pos, HS)
@@ -461,8 +470,7 @@ inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
             for (int h = 0; h < NH; h++)
                 for (int i = t0; i < T; i++) {
                     const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
-                    for (int j = 0; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
-                    for (int m = 0; m < std::min(npos, i + 3); m++) z[m] = dot(q, table + (size_t)m * HS, HS);
+                    cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, i, T, C, NH, npos);
                     cope_bias_row(bias + (((size_t)b * NH + h) * T + i) * T, logits.data(), z.data(), i + 1, npos);
                 }
     }
@@ -490,9 +498,8 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
                 for (int i = 0; i < T; i++) {
                     const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
                     real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
-                    int rows = std::min(npos, i + 3);
-                    for (int j = 0; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
-                    for (int m = 0; m < rows; m++) z[m] = dot(q, table + (size_t)m * HS, HS), dz[m] = 0;
+                    int rows = cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, i, T, C, NH, npos);
+                    std::fill(dz.begin(), dz.begin() + rows, 0);
                     cope_bias_row_backward(dlogits.data(), dz.data(), dscores + (((size_t)b * NH + h) * T + i) * T, logits.data(), z.data(), i + 1, npos);
                     for (int j = 0; j <= i; j++) {
                         const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
