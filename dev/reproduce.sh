@@ -31,8 +31,10 @@
 #              ROOT/beyond/addition-reversed/{plain,abacus,coupled}, and ape_learned and rope again with
 #              the numbers zero-padded as Cho et al. 2024 write them, with and without coupling:
 #              ROOT/beyond/addition-reversed/{padded,coupled-padded}, and both five times as long (5,000
-#              steps): ROOT/beyond/addition-reversed/{padded-5000,coupled-padded-5000}. SEEDS (default 256788) adds seeds to the same tree, e.g.
-#              SEEDS=234054,146317 TASKS=copy,scan,reverse for the paper's other two on three tasks
+#              steps): ROOT/beyond/addition-reversed/{padded-5000,coupled-padded-5000}, and coupling
+#              without the padding at 5,000 steps: ROOT/beyond/addition-reversed/coupled-5000.
+#              SEEDS (default 256788) adds seeds to the same tree, e.g. SEEDS=234054,146317
+#              TASKS=copy,scan,reverse for the paper's other two on three tasks
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
@@ -107,6 +109,9 @@ FACTORS
                 # shellcheck disable=SC2086
                 dev/sweep.sh "$reversed/padded-5000" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
                     -- $long_budget --reverse-digits --zero-pad || status=1
+                # shellcheck disable=SC2086
+                dev/sweep.sh "$reversed/coupled-5000" --tasks addition --pes ape_learned,rope --seeds "$seeds" --no-report "$@" \
+                    -- $long_budget --reverse-digits --position-coupling || status=1
             fi
         done
         exit $status ;;
