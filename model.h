@@ -57,10 +57,15 @@ struct ModelConfig {
     int random_positions = 0;  // --random-positions L: training draws positions from 0 .. L-1
     bool abacus = false;       // --abacus: digits also get their place's row of the Abacus table (pe.h)
     bool position_coupling = false;  // --position-coupling: positions computed from the digits' places (pe.h)
+    int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: a row for every count
     int HS() const { return C / NH; }
     // positions the PE's tables (and ape_learned's rows) cover; a coupled position is at most
-    // the sequence length (a sequence of digits alone), one more than the uncoupled ones
-    int max_pos() const { return std::max(max_T + (position_coupling ? 1 : 0), random_positions); }
+    // the sequence length (a sequence of digits alone), one more than the uncoupled ones. CoPE's
+    // positions are counts, which its table covers up to the clip.
+    int max_pos() const {
+        if (cope_max > 0) return cope_max + 1;
+        return std::max(max_T + (position_coupling ? 1 : 0), random_positions);
+    }
 };
 
 struct Preset {
@@ -91,6 +96,8 @@ inline void validate_model_config(const ModelConfig& c) {
         fail("--position-coupling needs a PE that reads each token's position (ape, ape_learned or rope), not %s", PE_NAMES[c.pe]);
     if (c.position_coupling && (c.random_positions > 0 || c.abacus))
         fail("--position-coupling can not be combined with %s: both set where the digits are", c.abacus ? "--abacus" : "--random-positions");
+    if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
+    if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
     if (pe_param_count(c.pe, c.C, c.NH, c.max_pos()) > (size_t)INT_MAX) fail("--pe %s: its parameters would not fit one tensor", PE_NAMES[c.pe]);
     if (!(c.dropout >= 0 && c.dropout < 1)) fail("--dropout %g is out of range [0, 1)", c.dropout);
 }

@@ -157,12 +157,14 @@ HD inline FireInput fire_normalised_distance(const real* params, int NH, int i, 
 // rather than in tokens. Query i gates each key j <= i, g_ij = sigmoid(q_i . k_j), and key j's
 // position as seen from i is the number of gates open from j up to i: p_ij = sum_{t=j..i} g_it.
 // The score gains q_i . e(p_ij), e a learned (max_pos, HS) table interpolated linearly between
-// rows floor(p) and floor(p) + 1, p clamped to max_pos - 1 (a row for every count a sequence can
-// reach; the paper clips p at a small p_max instead). Since p only sums gates, a model can
-// count words, digits or sentences as easily as tokens, and no table row past the counts it saw
-// in training need ever be read. As the paper: zero init, one table for all heads, gates from
-// the plain score q . k (this model's scores are not scaled by 1/sqrt(HS)). Unlike the paper,
-// which gives each layer a table, one table serves every layer, as T5's and FIRE's do.
+// rows floor(p) and floor(p) + 1, p clamped to max_pos - 1: by default a row for every count a
+// sequence can reach, or with --cope-max P the paper's clip at p_max = P (max_pos = P + 1), so
+// that counts longer than training's read the rows training made. Since p only sums gates, a
+// model can count words, digits or sentences as easily as tokens, and no table row past the
+// counts it saw in training need ever be read. As the paper: zero init, one table for all
+// heads, gates from the plain score q . k (this model's scores are not scaled by 1/sqrt(HS)).
+// Unlike the paper, which gives each layer a table, one table serves every layer, as T5's and
+// FIRE's do.
 
 template <typename real>
 HD inline double cope_gate(real logit) { return 1 / (1 + exp(-(double)logit)); }

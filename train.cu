@@ -71,6 +71,7 @@ struct RunConfig {
     int random_positions = 0;           // L: training positions drawn from 0 .. L-1; 0: off
     bool abacus = false;                // digits also get a learned embedding of their place (pe.h)
     bool position_coupling = false;     // positions from the digits' places (pe.h)
+    int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: never below the last count
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     double lr = UNSET;
@@ -167,6 +168,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "addition with --reverse-digits: digits of equal significance share a position, the rest the start (Cho et al. 2024)"},
         {"--zero-pad", FLAG_SWITCH, &c->data.zero_pad, true, DATA | ANSWER,
          "addition: the shorter operand zero-padded to the longer one's digits, the answer to one more (Cho et al. 2024)"},
+        {"--cope-max", FLAG_INT, &c->cope_max, true, MODEL,
+         "cope: contextual positions clip at P, the table's last row (the paper's p_max); 0: a row for every count"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -321,6 +324,16 @@ static std::string gpu_lacks(const RunConfig& c) {
     return "";
 }
 
+// the model the flags describe, for a vocabulary of V and sequences of up to max_T tokens
+static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
+    ModelConfig mc{c.layers, c.d_model, c.heads, c.d_ff, V, max_T, find_pe(c.pe), (float)c.rope_frac, (float)c.dropout};
+    mc.random_positions = c.random_positions;
+    mc.abacus = c.abacus;
+    mc.position_coupling = c.position_coupling;
+    mc.cope_max = c.cope_max;
+    return mc;
+}
+
 static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
@@ -337,10 +350,7 @@ static void resolve_config(RunConfig* c) {
             if (c->lr == UNSET) c->lr = d.lr;
             if (c->dropout == UNSET) c->dropout = d.dropout;
         }
-    ModelConfig architecture{c->layers, c->d_model, c->heads, c->d_ff, 1, 1, find_pe(c->pe), (float)c->rope_frac, (float)c->dropout};
-    architecture.random_positions = c->random_positions;
-    architecture.abacus = c->abacus;
-    architecture.position_coupling = c->position_coupling;
+    ModelConfig architecture = model_config(*c, 1, 1);
     validate_model_config(architecture);
     if (c->rope_scaling != ROPE_UNSCALED && architecture.pe != PE_ROPE) fail("--rope-scaling rescales RoPE's angles: it needs --pe rope, not %s", c->pe.c_str());  // now, before any data is built; vocabulary and length come later
     // parameters, gradients and AdamW state alone: a model too large for any machine is refused
@@ -1105,10 +1115,7 @@ static void build(Run* r) {
     c.data.test_max = r->data.lengths.test_max;    // config.json and checkpoints
     int max_T = 0;
     for (const Split& s : r->data.splits) max_T = std::max(max_T, s.max_example_len());
-    ModelConfig mc{c.layers, c.d_model, c.heads, c.d_ff, r->data.vocab.size(), max_T, find_pe(c.pe), (float)c.rope_frac, (float)c.dropout};
-    mc.random_positions = c.random_positions;
-    mc.abacus = c.abacus;
-    mc.position_coupling = c.position_coupling;
+    ModelConfig mc = model_config(c, r->data.vocab.size(), max_T);
     const std::vector<unsigned char>& is_digit = r->data.vocab.is_digit;
     if (c.abacus && std::find(is_digit.begin(), is_digit.end(), 1) == is_digit.end())
         fail("--abacus embeds the places of digits: %s has no digits", c.task.c_str());
@@ -1317,8 +1324,7 @@ static void run_bench(RunConfig* c) {
     Run r(c);
     Rng rng = rng_stream(c->seed, hash_string("bench"));
     if (c->bench_seq > 0) {
-        ModelConfig mc{c->layers, c->d_model, c->heads, c->d_ff, BENCH_VOCAB, c->bench_seq, find_pe(c->pe), (float)c->rope_frac, (float)c->dropout};
-        make_model(&r, mc);
+        make_model(&r, model_config(*c, BENCH_VOCAB, c->bench_seq));
         printf("random sequences: %d x %d tokens, vocabulary %d\nmodel: %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n",
                c->batch, c->bench_seq, BENCH_VOCAB, c->layers, c->d_model, c->heads, c->d_ff, c->pe.c_str(), r.model.layout.total);
     } else {

@@ -342,6 +342,37 @@ static void test_model_gradient_matches_finite_differences_with_position_couplin
     }
 }
 
+// --cope-max P clips CoPE's positions at P: the model with a (P + 1, HS) table has the loss of
+// the model with a row for every count whose rows from P on all equal row P (so the clip, and
+// nothing else, differs), and not that of one whose rows past P are its own (so some position
+// in the batch did pass P); and its gradient through the clip matches finite differences.
+static void test_cope_max_clips_positions_at_its_last_row(void) {
+    TinyBatch batch;
+    const int P = 2;
+    ModelConfig c = tiny_config(PE_COPE, 0.0f);
+    c.cope_max = P;
+    Model clipped, full;
+    init_for_test(&clipped, c, TinyBatch::B, 42);
+    init_for_test(&full, tiny_config(PE_COPE, 0.0f), TinyBatch::B, 43);
+    const int HS = c.HS(), full_rows = full.config.max_pos();
+    TEST_ASSERT_EQUAL_INT((P + 1) * HS, param_numel(c, P_PE_TABLE));
+    TEST_ASSERT_GREATER_THAN(P + 1, full_rows);
+    for (int id = 0; id < NUM_PARAMS; id++)  // every other tensor alike
+        for (int l = 0; id != P_PE_TABLE && l < (PARAMS[id].per_layer ? c.L : 1); l++)
+            std::copy_n(clipped.param(id, l), param_numel(c, id), full.param(id, l));
+    Dropout none = {0, 1, 0};
+    auto loss = [&](Model* m) { return model_forward(m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none); };
+    double own_rows = loss(&full);  // full's rows past P: its own random values
+    for (int row = 0; row < full_rows; row++)
+        std::copy_n(clipped.param(P_PE_TABLE) + std::min(row, P) * HS, HS, full.param(P_PE_TABLE) + row * HS);
+    double clipped_loss = loss(&clipped);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, clipped_loss, loss(&full));
+    TEST_ASSERT_MESSAGE(std::fabs(own_rows - clipped_loss) > 1e-6, "no position passed the clip");
+    model_backward(&clipped, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none);
+    std::vector<double> numeric = numeric_gradient(clipped.params, [&] { return loss(&clipped); });
+    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), clipped.grads.data(), clipped.params.size(), "cope --cope-max 2");
+}
+
 // The T5 table is shared by every layer: its gradient is the sum of each layer's contribution,
 // so a three-layer model's analytic gradient must match the numeric one, which perturbs the
 // table in all layers at once; and it must differ from the last layer's part alone.
@@ -488,6 +519,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_position_coupling);
+    RUN_TEST(test_cope_max_clips_positions_at_its_last_row);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
