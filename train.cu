@@ -72,6 +72,7 @@ struct RunConfig {
     bool abacus = false;                // digits also get a learned embedding of their place (pe.h)
     bool position_coupling = false;     // positions from the digits' places (pe.h)
     int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: never below the last count
+    int sort_pool = 0;                  // batches sorted by length together; 0 or 1: the paper's batches
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     double lr = UNSET;
@@ -170,6 +171,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "addition: the shorter operand zero-padded to the longer one's digits, the answer to one more (Cho et al. 2024)"},
         {"--cope-max", FLAG_INT, &c->cope_max, true, MODEL,
          "cope: contextual positions clip at P, the table's last row (the paper's p_max); 0: a row for every count"},
+        {"--sort-pool", FLAG_INT, &c->sort_pool, true, TRAIN | BENCH,
+         "take K batches' examples at a time, sort them by length into K batches of less padding; 0: the paper's batches"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -359,6 +362,7 @@ static void resolve_config(RunConfig* c) {
     if (c->steps < 1 || c->eval_every < 1) fail("--steps and --eval-every must be at least 1");
     if (!(c->lr > 0)) fail("--lr must be above 0");
     if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);
+    if (c->sort_pool < 0 || c->sort_pool > 4096) fail("--sort-pool %d is out of range [0, 4096]", c->sort_pool);
     if (c->warmup_frac > 1) fail("--warmup-frac %g is out of range [0, 1]", c->warmup_frac);
     if (c->weight_decay > 1) fail("--weight-decay %g is out of range [0, 1]", c->weight_decay);
     if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
@@ -496,29 +500,55 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
 }
 
 // The examples of training batch `step`: epochs over the training split, each a permutation
-// drawn from (seed, epoch) and read in order (the paper's random sampler). A function of
+// drawn from (seed, epoch) and read in order (the paper's random sampler). With --sort-pool K
+// the stream is read K batches at a time: those K B examples are sorted by length, cut into K
+// batches of similar lengths, and the K taken in an order drawn from (seed, pool). Every example
+// is still read once per epoch, within K batches of where the paper's sampler reads it; what
+// changes is which examples share a batch, so that a batch's padding shrinks. A function of
 // (seed, step) alone, so a resumed run sees the batches the uninterrupted run would have.
 struct BatchSampler {
     uint64_t seed;
-    int n;
+    const Split& split;
+    int pool;                 // batches sorted together; 1: the paper's batches
     long epoch = -1;
-    std::vector<int> order;
+    std::vector<int> order;   // epoch's permutation
+    long pooled = -1;         // the pool in `sorted`
+    std::vector<int> sorted;  // its K B examples, shortest first
+    std::vector<int> slots;   // which K-th of `sorted` each of its batches takes
 
-    BatchSampler(uint64_t s, int size) : seed(s), n(size) {}
+    BatchSampler(uint64_t s, const Split& training, int sort_pool) : seed(s), split(training), pool(std::max(1, sort_pool)) {}
+
+    // the k-th example of the paper's stream
+    int stream(long k) {
+        int n = split.size();
+        if (k / n != epoch) {
+            epoch = k / n;
+            order.resize(n);
+            for (int i = 0; i < n; i++) order[i] = i;
+            Rng rng = rng_stream(seed, hash_string("batches"), epoch);
+            for (int i = n - 1; i > 0; i--) std::swap(order[i], order[rng.below(i + 1)]);
+        }
+        return order[k % n];
+    }
 
     std::vector<int> examples(long step, int B) {
         std::vector<int> out;
-        for (long k = step * B; k < (step + 1) * B; k++) {
-            if (k / n != epoch) {
-                epoch = k / n;
-                order.resize(n);
-                for (int i = 0; i < n; i++) order[i] = i;
-                Rng rng = rng_stream(seed, hash_string("batches"), epoch);
-                for (int i = n - 1; i > 0; i--) std::swap(order[i], order[rng.below(i + 1)]);
-            }
-            out.push_back(order[k % n]);
+        if (pool == 1) {
+            for (long k = step * B; k < (step + 1) * B; k++) out.push_back(stream(k));
+            return out;
         }
-        return out;
+        if (step / pool != pooled) {
+            pooled = step / pool;
+            sorted.clear();
+            for (long k = pooled * pool * B; k < (pooled + 1) * pool * B; k++) sorted.push_back(stream(k));
+            std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) { return split.example_len(a) < split.example_len(b); });
+            slots.resize(pool);
+            for (int i = 0; i < pool; i++) slots[i] = i;
+            Rng rng = rng_stream(seed, hash_string("pools"), pooled);
+            for (int i = pool - 1; i > 0; i--) std::swap(slots[i], slots[rng.below(i + 1)]);
+        }
+        auto first = sorted.begin() + (size_t)slots[step % pool] * B;
+        return std::vector<int>(first, first + B);
     }
 };
 
@@ -1008,7 +1038,7 @@ struct Stopped {
 // Trains until --steps (or stop_at, for tests), validating every --eval-every steps and at the end.
 static void train(Run* r, int stop_at) {
     RunConfig& c = *r->config;
-    BatchSampler sampler(c.seed, train_split(*r).size());
+    BatchSampler sampler(c.seed, train_split(*r), c.sort_pool);
     std::string log_path = r->dir + "/log.tsv";
     FILE* log = open_log(log_path, r->progress.step);
     auto start = std::chrono::steady_clock::now();
@@ -1287,7 +1317,7 @@ static void run_dump_state(RunConfig* c) {
     Run r(c);
     build(&r);
     Batch batch;
-    BatchSampler sampler(c->seed, train_split(r).size());
+    BatchSampler sampler(c->seed, train_split(r), 1);
     fill_batch(&batch, train_split(r), sampler.examples(0, c->batch));
     Dropout drop = {(float)c->dropout, c->seed, 0};
     Model& m = r.model;
@@ -1331,7 +1361,7 @@ static void run_bench(RunConfig* c) {
         build(&r);
     }
     const int warmup = 3, timed = 10;
-    BatchSampler sampler(c->seed, c->bench_seq > 0 ? 1 : train_split(r).size());
+    BatchSampler sampler(c->seed, train_split(r), c->sort_pool);  // empty with --bench-seq, and not read
     Batch batch;
     double seconds = 0, grad_norm = 0;
     long real = 0, padded = 0;

@@ -151,6 +151,7 @@ static const std::vector<Case>& range_cases() {
         {"--steps", "--steps 0", "--steps and --eval-every must be at least 1"},
         {"--batch", "--batch 0", "--batch 0 is out of range [1, 4096]"},
         {"--batch", "--batch 4097", "--batch 4097 is out of range [1, 4096]"},
+        {"--sort-pool", "--sort-pool 4097", "--sort-pool 4097 is out of range [0, 4096]"},
         {"--lr", "--lr 0", "--lr must be above 0"},
         {"--warmup-frac", "--warmup-frac 1.5", "--warmup-frac 1.5 is out of range [0, 1]"},
         {"--weight-decay", "--weight-decay 2", "--weight-decay 2 is out of range [0, 1]"},

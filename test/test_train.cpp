@@ -70,9 +70,19 @@ static void test_batches_put_targets_on_the_answer_and_eos_only(void) {
     TEST_ASSERT_EQUAL_INT(real, batch.real_tokens);
 }
 
+// a training split of n examples of lengths 2-7 (copy_cmc: 7 to 17 tokens)
+static Split training_split(int n) {
+    const Task& task = find_task("copy_cmc");
+    DataConfig data;
+    data.train_size = n, data.train_max = 7;
+    return make_split(task, make_vocab(task, data), data, SPLIT_TRAIN);
+}
+
 static void test_batch_order_visits_every_example_once_per_epoch_and_depends_only_on_the_step(void) {
     const int n = 50, B = 8;
-    BatchSampler sampler(7, n), fresh(7, n);
+    Split split = training_split(n);
+    TEST_ASSERT_EQUAL_INT(n, split.size());
+    BatchSampler sampler(7, split, 0), fresh(7, split, 0);
     std::vector<int> seen;
     for (int step = 0; step * B < n * 2; step++) {
         std::vector<int> examples = sampler.examples(step, B);
@@ -84,6 +94,46 @@ static void test_batch_order_visits_every_example_once_per_epoch_and_depends_onl
         for (int i = 0; i < n; i++) TEST_ASSERT_EQUAL_INT(i, one[i]);
     }
     TEST_ASSERT_MESSAGE(fresh.examples(9, B) == std::vector<int>(seen.begin() + 9 * B, seen.begin() + 10 * B), "a fresh sampler disagrees");
+}
+
+// --sort-pool K: the K batches of a pool hold the examples the paper's sampler puts in those K
+// batches, cut from their order by length (no batch's longest is longer than the next one's
+// shortest), in an order that is not always by length; less padding in all; and a fresh sampler
+// (a resumed run) agrees in the middle of a pool.
+static void test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool(void) {
+    const int n = 200, B = 8, K = 4, pools = 12;  // 384 batches' worth of examples: pools straddle epochs
+    Split split = training_split(n);
+    BatchSampler plain(7, split, 0), pooled(7, split, K), fresh(7, split, K);
+    long plain_padded = 0, pooled_padded = 0;
+    int pools_in_length_order = 0;
+    auto longest = [&](const std::vector<int>& batch) {
+        int most = 0;
+        for (int e : batch) most = std::max(most, split.example_len(e));
+        return most;
+    };
+    for (int pool = 0; pool < pools; pool++) {
+        std::vector<int> paper, ours;
+        std::vector<std::pair<int, int>> ranges;  // each batch's (shortest, longest)
+        for (int step = pool * K; step < (pool + 1) * K; step++) {
+            std::vector<int> a = plain.examples(step, B), b = pooled.examples(step, B);
+            TEST_ASSERT_EQUAL_INT(B, b.size());
+            paper.insert(paper.end(), a.begin(), a.end());
+            ours.insert(ours.end(), b.begin(), b.end());
+            plain_padded += (long)B * longest(a), pooled_padded += (long)B * longest(b);
+            int shortest = INT_MAX;
+            for (int e : b) shortest = std::min(shortest, split.example_len(e));
+            ranges.push_back({shortest, longest(b)});
+        }
+        pools_in_length_order += std::is_sorted(ranges.begin(), ranges.end());
+        std::sort(paper.begin(), paper.end());
+        std::sort(ours.begin(), ours.end());
+        TEST_ASSERT_MESSAGE(paper == ours, "a pool holds other examples than the paper's batches");
+        std::sort(ranges.begin(), ranges.end());
+        for (int i = 0; i + 1 < K; i++) TEST_ASSERT_MESSAGE(ranges[i].second <= ranges[i + 1].first, "batches of a pool overlap in length");
+    }
+    TEST_ASSERT_LESS_THAN(pools, pools_in_length_order);
+    TEST_ASSERT_LESS_THAN(plain_padded, pooled_padded);
+    TEST_ASSERT_MESSAGE(fresh.examples(2 * K + 1, B) == pooled.examples(2 * K + 1, B), "a fresh sampler disagrees");
 }
 
 // ----------------------------------------------------------------------------
@@ -302,9 +352,10 @@ static void test_loading_into_a_different_model_is_refused(void) {
 
 // An interrupted run, resumed from its state.bin in a fresh Run (as a new process would),
 // ends with exactly the parameters and log of a run that was never interrupted.
-static void test_resume_continues_bit_exactly(void) {
+static void check_resume_continues_bit_exactly(int sort_pool) {
     std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
+    straight.sort_pool = interrupted.sort_pool = sort_pool;
     Run a(&straight), b(&interrupted);
     prepare_quietly(&a, INT_MAX);
     prepare_quietly(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
@@ -325,6 +376,13 @@ static void test_resume_continues_bit_exactly(void) {
     for (std::string line; std::getline(fc, line);) log_c.push_back(line.substr(0, line.find('\t', line.find('\t') + 1)));
     TEST_ASSERT_EQUAL_INT(13, log_c.size());  // header and steps 1-12, none twice
     TEST_ASSERT_MESSAGE(log_a == log_c, "step and loss columns of log.tsv differ");
+}
+
+// with the paper's batches, and with --sort-pool 3 (step 8, where the run resumes, is the last
+// of a pool: the resumed sampler makes the pool again)
+static void test_resume_continues_bit_exactly(void) {
+    check_resume_continues_bit_exactly(0);
+    check_resume_continues_bit_exactly(3);
 }
 
 // ----------------------------------------------------------------------------
@@ -612,6 +670,7 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_batches_put_targets_on_the_answer_and_eos_only);
     RUN_TEST(test_batch_order_visits_every_example_once_per_epoch_and_depends_only_on_the_step);
+    RUN_TEST(test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
     RUN_TEST(test_weight_decay_spares_the_t5_table_only);
