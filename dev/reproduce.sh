@@ -35,11 +35,14 @@
 #              without the padding at 5,000 steps: ROOT/beyond/addition-reversed/coupled-5000.
 #              SEEDS (default 256788) adds seeds to the same tree, e.g. SEEDS=234054,146317
 #              TASKS=copy,scan,reverse for the paper's other two on three tasks
+#   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
+#              (default copy, scan), the paper's 3 seeds, with beyond's budget, to set beside
+#              beyond's runs of the same PEs: ROOT/sorted/TASK
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|ablation|head64 [sweep options]" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|ablation|head64|beyond|sorted [sweep options]" >&2; exit 1; }
 root=$1 part=$2
 shift 2
 
@@ -115,5 +118,13 @@ FACTORS
             fi
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64 beyond)" >&2; exit 1 ;;
+    sorted)
+        status=0
+        IFS=, read -ra tasks <<< "${TASKS:-copy,scan}"
+        for task in "${tasks[@]}"; do
+            dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" \
+                -- --model tiny --steps 1000 --valid-size 1000 --test-size 2000 --sort-pool 16 || status=1
+        done
+        exit $status ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64 beyond sorted)" >&2; exit 1 ;;
 esac
