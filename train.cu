@@ -71,7 +71,7 @@ struct RunConfig {
     int random_positions = 0;           // L: training positions drawn from 0 .. L-1; 0: off
     bool abacus = false;                // digits also get a learned embedding of their place (pe.h)
     bool position_coupling = false;     // positions from the digits' places (pe.h)
-    int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: never below the last count
+    int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: a row for every count
     int sort_pool = 0;                  // batches sorted by length together; 0 or 1: the paper's batches
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
@@ -532,8 +532,8 @@ struct BatchSampler {
     }
 
     std::vector<int> examples(long step, int B) {
-        std::vector<int> out;
         if (pool == 1) {
+            std::vector<int> out;
             for (long k = step * B; k < (step + 1) * B; k++) out.push_back(stream(k));
             return out;
         }
