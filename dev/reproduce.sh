@@ -36,12 +36,22 @@
 #              SEEDS (default 256788) adds seeds to the same tree, e.g. SEEDS=234054,146317
 #              TASKS=copy,scan,reverse for the paper's other two on three tasks
 #   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
-#              (default copy, scan), the paper's 3 seeds, with beyond's budget, to set beside
-#              beyond's runs of the same PEs: ROOT/sorted/TASK
+#              (default copy, scan, reverse, addition), the paper's 3 seeds, with beyond's budget
+#              and task flags, to set beside beyond's runs of the same PEs: ROOT/sorted/TASK
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
+
+budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"  # beyond's and sorted's
+
+# beyond's and sorted's flags for a task
+task_flags() {
+    case $1 in
+        addition) echo "--reverse-digits --index-hints" ;;
+        ch_*) echo "--train-max 20 --test-max 50" ;;
+    esac
+}
 [ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|ablation|head64|beyond|sorted [sweep options]" >&2; exit 1; }
 root=$1 part=$2
 shift 2
@@ -64,17 +74,12 @@ FACTORS
     beyond)
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
-        budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"
         long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"
         seeds=${SEEDS:-256788}
         beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
-            case $task in
-                addition) flags="--reverse-digits --index-hints" ;;
-                ch_*) flags="--train-max 20 --test-max 50" ;;
-                *) flags="" ;;
-            esac
+            flags=$(task_flags "$task")
             # shellcheck disable=SC2086  # the flags are words
             dev/sweep.sh "$beyond/$task" --tasks "$task" --pes "$all_pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             # shellcheck disable=SC2086
@@ -120,10 +125,10 @@ FACTORS
         exit $status ;;
     sorted)
         status=0
-        IFS=, read -ra tasks <<< "${TASKS:-copy,scan}"
+        IFS=, read -ra tasks <<< "${TASKS:-copy,scan,reverse,addition}"
         for task in "${tasks[@]}"; do
-            dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" \
-                -- --model tiny --steps 1000 --valid-size 1000 --test-size 2000 --sort-pool 16 || status=1
+            # shellcheck disable=SC2086  # the flags are words
+            dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" -- $budget $(task_flags "$task") --sort-pool 16 || status=1
         done
         exit $status ;;
     *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64 beyond sorted)" >&2; exit 1 ;;
