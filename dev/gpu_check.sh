@@ -4,7 +4,8 @@
 #   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck, synccheck
 #   kernels   check and time the attention kernels of dev/cuda
 #   bench     the paper model with every PE in fp32 and tf32, on copy's batches and on
-#             64 x 256 random tokens: the table README shows
+#             64 x 256 random tokens: the table README shows; and copy's batches sorted by
+#             length (--sort-pool 16)
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
 set -u -o pipefail
@@ -81,6 +82,10 @@ bench() {
             row $pe $precision copy --task copy
             row $pe $precision 64x256 --bench-seq 256
         done
+    done
+    # copy's batches sorted by length (--sort-pool 16: 4% padding instead of 40%)
+    for pe in nope t5; do
+        row $pe tf32 copy-s16 --task copy --sort-pool 16
     done
 }
 
