@@ -171,7 +171,8 @@ inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std
 }
 
 // model_backward on the GPU: the gradient of the last gpu_forward's loss, into g->grads
-inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop) {
+// loss_tokens: as model_backward's
+inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t loss_tokens = 0) {
     const ModelConfig& c = g->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
@@ -186,7 +187,7 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop) {
     for (size_t n = 0; n < BT; n++) count += g->host_targets[n] >= 0;
     if (count == 0) return;
 
-    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, count);
+    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, loss_tokens ? loss_tokens : count);
     matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
     dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
     rmsnorm_backward_gpu(zeroed(A_D_RES), g->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), g->param(P_LNF), A(A_LNF_RSTD), BT, C, g->weight_partials);

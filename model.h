@@ -869,8 +869,11 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
 // The gradient of the last model_forward's loss (same tokens, targets, dropout, positions and
 // place offsets, t0 = 0) with respect to every parameter, into m->grads (overwritten). The
 // layers in reverse order.
+// loss_tokens: what the summed loss is divided by; 0 for the batch's own count of targets (the
+// mean, whose value model_forward returns). --sort-pool passes its pool's mean count per batch,
+// so that a token weighs the same in a batch of short examples as in one of long ones.
 inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
-                           const int* positions = nullptr, const int* place_offsets = nullptr) {
+                           const int* positions = nullptr, const int* place_offsets = nullptr, size_t loss_tokens = 0) {
     const ModelConfig& c = m->config;
     if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
@@ -887,7 +890,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
     if (count == 0) return;
 
     // LM head
-    crossentropy_backward(zeroed(A_D_LOGITS), A(A_LOGITS), targets, BT, V, count);
+    crossentropy_backward(zeroed(A_D_LOGITS), A(A_LOGITS), targets, BT, V, loss_tokens ? loss_tokens : count);
     matmul_backward(zeroed(A_D_HEAD_IN), m->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), m->param(P_WTE), BT, C, V);
     dropout_backward(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
     rmsnorm_backward(zeroed(A_D_RES), m->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), m->param(P_LNF), A(A_LNF_RSTD), BT, C);

@@ -440,6 +440,7 @@ struct Batch {
     std::vector<int> positions;        // (B, T) drawn by draw_positions; empty: 0 .. T-1
     std::vector<int> place_offsets;    // (B) drawn by draw_place_offsets; empty: 0
     long real_tokens = 0;              // tokens that are not padding
+    size_t loss_tokens = 0;            // what the summed loss is divided by (model_backward); 0: its targets
 
     const int* drawn_positions() const { return positions.empty() ? nullptr : positions.data(); }
     const int* drawn_place_offsets() const { return place_offsets.empty() ? nullptr : place_offsets.data(); }
@@ -504,8 +505,12 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
 // the stream is read K batches at a time: those K B examples are sorted by length, cut into K
 // batches of similar lengths, and the K taken in an order drawn from (seed, pool). Every example
 // is still read once per epoch, within K batches of where the paper's sampler reads it; what
-// changes is which examples share a batch, so that a batch's padding shrinks. A function of
-// (seed, step) alone, so a resumed run sees the batches the uninterrupted run would have.
+// changes is which examples share a batch, so that a batch's padding shrinks. And since a
+// batch's loss is a mean over its target tokens, which would weigh a token of a batch of short
+// examples more than one of long ones, a pool's batches divide their summed loss by the pool's
+// mean count of targets per batch instead (loss_tokens): every token weighs what it would in
+// the paper's mixed batches. A function of (seed, step) alone, so a resumed run sees the
+// batches the uninterrupted run would have.
 struct BatchSampler {
     uint64_t seed;
     const Split& split;
@@ -515,6 +520,7 @@ struct BatchSampler {
     long pooled = -1;         // the pool in `sorted`
     std::vector<int> sorted;  // its K B examples, shortest first
     std::vector<int> slots;   // which K-th of `sorted` each of its batches takes
+    size_t pool_loss_tokens = 0;  // its targets / K, rounded
 
     BatchSampler(uint64_t s, const Split& training, int sort_pool) : seed(s), split(training), pool(std::max(1, sort_pool)) {}
 
@@ -542,6 +548,9 @@ struct BatchSampler {
             sorted.clear();
             for (long k = pooled * pool * B; k < (pooled + 1) * pool * B; k++) sorted.push_back(stream(k));
             std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) { return split.example_len(a) < split.example_len(b); });
+            size_t targets = 0;
+            for (int e : sorted) targets += split.example_len(e) - split.prompt_len[e];  // fill_batch's targets
+            pool_loss_tokens = (targets + pool / 2) / pool;
             slots.resize(pool);
             for (int i = 0; i < pool; i++) slots[i] = i;
             Rng rng = rng_stream(seed, hash_string("pools"), pooled);
@@ -549,6 +558,12 @@ struct BatchSampler {
         }
         auto first = sorted.begin() + (size_t)slots[step % pool] * B;
         return std::vector<int>(first, first + B);
+    }
+
+    // the batch of `step`, with its loss's divisor
+    void fill(Batch* batch, long step, int B) {
+        fill_batch(batch, split, examples(step, B));
+        batch->loss_tokens = pool == 1 ? 0 : pool_loss_tokens;
     }
 };
 
@@ -589,7 +604,7 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
 #ifdef __CUDACC__
     if (r->gpu) {
         *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop);
-        gpu_backward(r->gpu.get(), batch.B, batch.T, drop);
+        gpu_backward(r->gpu.get(), batch.B, batch.T, drop, batch.loss_tokens);
         *grad_norm = gpu_clip_gradients(r->gpu.get(), c.grad_clip);
         if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
         gpu_adamw_update(r->gpu.get(), o, lr_at(o, step), step + 1);
@@ -599,7 +614,7 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.drawn_positions(),
                           batch.drawn_place_offsets());
     model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, batch.drawn_positions(),
-                   batch.drawn_place_offsets());
+                   batch.drawn_place_offsets(), batch.loss_tokens);
     *grad_norm = clip_gradients(&r->model, c.grad_clip);
     if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
     adamw_update(&r->model, o, lr_at(o, step), step + 1);
@@ -1052,7 +1067,7 @@ static void train(Run* r, int stop_at) {
     signal(SIGTERM, on_stop_signal);
     for (int step = r->progress.step; step < std::min(c.steps, stop_at) && !stop_signal; step++) {
         auto step_start = std::chrono::steady_clock::now();
-        fill_batch(&batch, train_split(*r), sampler.examples(step, c.batch));
+        sampler.fill(&batch, step, c.batch);
         if (c.random_positions > 0) draw_positions(&batch, c.random_positions, c.seed, step);
         if (c.abacus || c.position_coupling) draw_place_offsets(&batch, r->model, c.seed, step);
         double loss = 0, grad_norm = 0;
@@ -1318,7 +1333,7 @@ static void run_dump_state(RunConfig* c) {
     build(&r);
     Batch batch;
     BatchSampler sampler(c->seed, train_split(r), 1);
-    fill_batch(&batch, train_split(r), sampler.examples(0, c->batch));
+    sampler.fill(&batch, 0, c->batch);
     Dropout drop = {(float)c->dropout, c->seed, 0};
     Model& m = r.model;
     float loss = (float)model_forward(&m, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop);
@@ -1373,7 +1388,7 @@ static void run_bench(RunConfig* c) {
             batch.targets.assign(batch.tokens.begin() + 1, batch.tokens.end());
             batch.targets.push_back(-1);
         } else {
-            fill_batch(&batch, train_split(r), sampler.examples(step, c->batch));
+            sampler.fill(&batch, step, c->batch);
         }
         auto start = std::chrono::steady_clock::now();
         double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished

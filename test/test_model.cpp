@@ -373,6 +373,22 @@ static void test_cope_max_clips_positions_at_its_last_row(void) {
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), clipped.grads.data(), clipped.params.size(), "cope --cope-max 2");
 }
 
+// model_backward's loss_tokens divides the summed loss by another count than the batch's own
+// (--sort-pool's pools): given twice the batch's count, every gradient is exactly half.
+static void test_loss_tokens_divides_the_summed_loss(void) {
+    TinyBatch batch;
+    Model m;
+    init_for_test(&m, tiny_config(PE_T5, 0.0f), TinyBatch::B, 42);
+    Dropout none = {0, 1, 0};
+    size_t count = std::count_if(batch.targets, batch.targets + TinyBatch::B * TinyBatch::T, [](int t) { return t >= 0; });
+    model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none);
+    model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none);
+    std::vector<double> mean = m.grads;
+    model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none, nullptr, nullptr, 2 * count);
+    TEST_ASSERT_MESSAGE(std::any_of(mean.begin(), mean.end(), [](double g) { return g != 0; }), "no gradient");
+    for (size_t i = 0; i < mean.size(); i++) TEST_ASSERT_MESSAGE(2 * m.grads[i] == mean[i], "not half the mean's gradient");
+}
+
 // The T5 table is shared by every layer: its gradient is the sum of each layer's contribution,
 // so a three-layer model's analytic gradient must match the numeric one, which perturbs the
 // table in all layers at once; and it must differ from the last layer's part alone.
@@ -520,6 +536,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_position_coupling);
     RUN_TEST(test_cope_max_clips_positions_at_its_last_row);
+    RUN_TEST(test_loss_tokens_divides_the_summed_loss);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);

@@ -98,8 +98,9 @@ static void test_batch_order_visits_every_example_once_per_epoch_and_depends_onl
 
 // --sort-pool K: the K batches of a pool hold the examples the paper's sampler puts in those K
 // batches, cut from their order by length (no batch's longest is longer than the next one's
-// shortest), in an order that is not always by length; less padding in all; and a fresh sampler
-// (a resumed run) agrees in the middle of a pool.
+// shortest), in an order that is not always by length; less padding in all; each divides its
+// loss by the pool's mean count of targets per batch (the paper's batches by their own); and a
+// fresh sampler (a resumed run) agrees in the middle of a pool.
 static void test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool(void) {
     const int n = 200, B = 8, K = 4, pools = 12;  // 384 batches' worth of examples: pools straddle epochs
     Split split = training_split(n);
@@ -114,8 +115,15 @@ static void test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool(v
     for (int pool = 0; pool < pools; pool++) {
         std::vector<int> paper, ours;
         std::vector<std::pair<int, int>> ranges;  // each batch's (shortest, longest)
+        std::vector<size_t> loss_tokens;          // each batch's
+        long targets = 0;
         for (int step = pool * K; step < (pool + 1) * K; step++) {
             std::vector<int> a = plain.examples(step, B), b = pooled.examples(step, B);
+            Batch plain_batch, pooled_batch;
+            plain.fill(&plain_batch, step, B), pooled.fill(&pooled_batch, step, B);
+            TEST_ASSERT_EQUAL_INT(0, plain_batch.loss_tokens);
+            for (int target : pooled_batch.targets) targets += target >= 0;
+            loss_tokens.push_back(pooled_batch.loss_tokens);
             TEST_ASSERT_EQUAL_INT(B, b.size());
             paper.insert(paper.end(), a.begin(), a.end());
             ours.insert(ours.end(), b.begin(), b.end());
@@ -125,6 +133,7 @@ static void test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool(v
             ranges.push_back({shortest, longest(b)});
         }
         pools_in_length_order += std::is_sorted(ranges.begin(), ranges.end());
+        for (size_t tokens : loss_tokens) TEST_ASSERT_EQUAL_INT((targets + K / 2) / K, tokens);
         std::sort(paper.begin(), paper.end());
         std::sort(ours.begin(), ours.end());
         TEST_ASSERT_MESSAGE(paper == ours, "a pool holds other examples than the paper's batches");
