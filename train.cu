@@ -511,6 +511,14 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
 // mean count of targets per batch instead (loss_tokens): every token weighs what it would in
 // the paper's mixed batches. A function of (seed, step) alone, so a resumed run sees the
 // batches the uninterrupted run would have.
+// 0 .. n-1 in the order a Fisher-Yates shuffle with `rng` draws
+static std::vector<int> drawn_permutation(int n, Rng rng) {
+    std::vector<int> order(n);
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = n - 1; i > 0; i--) std::swap(order[i], order[rng.below(i + 1)]);
+    return order;
+}
+
 struct BatchSampler {
     uint64_t seed;
     const Split& split;
@@ -529,10 +537,7 @@ struct BatchSampler {
         int n = split.size();
         if (k / n != epoch) {
             epoch = k / n;
-            order.resize(n);
-            for (int i = 0; i < n; i++) order[i] = i;
-            Rng rng = rng_stream(seed, hash_string("batches"), epoch);
-            for (int i = n - 1; i > 0; i--) std::swap(order[i], order[rng.below(i + 1)]);
+            order = drawn_permutation(n, rng_stream(seed, hash_string("batches"), epoch));
         }
         return order[k % n];
     }
@@ -551,10 +556,7 @@ struct BatchSampler {
             size_t targets = 0;
             for (int e : sorted) targets += split.example_len(e) - split.prompt_len[e];  // fill_batch's targets
             pool_loss_tokens = (targets + pool / 2) / pool;
-            slots.resize(pool);
-            for (int i = 0; i < pool; i++) slots[i] = i;
-            Rng rng = rng_stream(seed, hash_string("pools"), pooled);
-            for (int i = pool - 1; i > 0; i--) std::swap(slots[i], slots[rng.below(i + 1)]);
+            slots = drawn_permutation(pool, rng_stream(seed, hash_string("pools"), pooled));
         }
         auto first = sorted.begin() + (size_t)slots[step % pool] * B;
         return std::vector<int>(first, first + B);

@@ -35,12 +35,16 @@ struct Outcome {
     double seconds;
 };
 
+// made once, by whichever worker thread of check_cases asks first: a function-local static's
+// initialisation is thread-safe, where the `if (dir.empty())` on a plain static it replaces was
+// a race between workers (a fresh-clone CI run once saw a case exit 2 with nothing on stderr,
+// as the shell's `cd` does on a bad path)
 static std::string scratch_dir() {
-    static std::string dir;
-    if (dir.empty()) {
+    static const std::string dir = [] {
         char pattern[] = "/tmp/test_flags_XXXXXX";
-        dir = mkdtemp(pattern);
-    }
+        if (!mkdtemp(pattern)) fail("test_flags: can not make a directory in /tmp: %s", strerror(errno));
+        return std::string(pattern);
+    }();
     return dir;
 }
 
