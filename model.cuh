@@ -221,7 +221,7 @@ inline double gpu_clip_gradients(GpuModel* g, double max_norm) {
 inline void gpu_adamw_update(GpuModel* g, const OptimConfig& o, double lr, int t) {
     double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
     for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < (PARAMS[id].per_layer ? g->config.L : 1); l++) {
+        for (int l = 0; l < param_copies(g->config, id); l++) {
             size_t start = g->layout.at(id, l), n = param_numel(g->config, id);
             if (n == 0) continue;
             double decay = PARAMS[id].decay ? lr * o.weight_decay : 0;

@@ -58,6 +58,7 @@ struct ModelConfig {
     bool abacus = false;       // --abacus: digits also get their place's row of the Abacus table (pe.h)
     bool position_coupling = false;  // --position-coupling: positions computed from the digits' places (pe.h)
     int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: a row for every count
+    bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
     int HS() const { return C / NH; }
     // positions the PE's tables (and ape_learned's rows) cover; a coupled position is at most
     // the sequence length (a sequence of digits alone), one more than the uncoupled ones. CoPE's
@@ -98,6 +99,8 @@ inline void validate_model_config(const ModelConfig& c) {
         fail("--position-coupling can not be combined with %s: both set where the digits are", c.abacus ? "--abacus" : "--random-positions");
     if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
     if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
+    if (c.pe_per_layer && !pe_attention_has_params(c.pe))
+        fail("--pe-per-layer gives each layer its own parameters of the PE's attention bias: %s has none", PE_NAMES[c.pe]);
     if (pe_param_count(c.pe, c.C, c.NH, c.max_pos()) > (size_t)INT_MAX) fail("--pe %s: its parameters would not fit one tensor", PE_NAMES[c.pe]);
     if (!(c.dropout >= 0 && c.dropout < 1)) fail("--dropout %g is out of range [0, 1)", c.dropout);
 }
@@ -122,7 +125,7 @@ struct ParamSpec {
 // 1/sqrt(HS) in the scores.
 static const ParamSpec PARAMS[NUM_PARAMS] = {
     {"wte", false, D_V, D_C, true, [](const ModelConfig&) { return 1.0; }},  // token embedding, tied LM head
-    {"pe_table", false, D_ONE, D_PE, false, nullptr},  // the PE's learned parameters (pe.h), shared by all layers
+    {"pe_table", false, D_ONE, D_PE, false, nullptr},  // the PE's learned parameters (pe.h): all layers', or per layer with --pe-per-layer
     {"abacus", false, D_ABACUS, D_C, false, [](const ModelConfig&) { return 1.0; }},  // no rows without --abacus; std 1 as wte
     {"lnf", false, D_ONE, D_C, true, nullptr},  // final RMSNorm weight
     {"ln1", true, D_ONE, D_C, true, nullptr},
@@ -134,6 +137,10 @@ static const ParamSpec PARAMS[NUM_PARAMS] = {
     {"w1", true, D_F, D_C, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.C); }},
     {"w2", true, D_C, D_F, true, [](const ModelConfig& c) { return 1.0 / sqrt(c.F); }},
 };
+
+// one copy per layer (PARAMS' per_layer, or the PE's tensor with --pe-per-layer), or one for the model
+inline bool is_per_layer(const ModelConfig& c, int id) { return PARAMS[id].per_layer || (id == P_PE_TABLE && c.pe_per_layer); }
+inline int param_copies(const ModelConfig& c, int id) { return is_per_layer(c, id) ? c.L : 1; }
 
 inline int dim_size(const ModelConfig& c, Dim d) {
     switch (d) {
@@ -153,20 +160,22 @@ inline size_t param_numel(const ModelConfig& c, int id) { return (size_t)dim_siz
 // wv of a layer are adjacent and form one (3C, C) matrix: a single matmul computes q, k and v.
 struct Layout {
     size_t offset[NUM_PARAMS];  // per-layer tensors: the offset of layer 0's copy
+    size_t stride[NUM_PARAMS];  // from one layer's copy to the next: layer_size, or 0 for a model-wide tensor
     size_t layer_size, total;
 
-    size_t at(int id, int layer) const { return offset[id] + (PARAMS[id].per_layer ? layer * layer_size : 0); }
+    size_t at(int id, int layer) const { return offset[id] + layer * stride[id]; }
 };
 
 inline Layout make_layout(const ModelConfig& c) {
     Layout layout{};
     size_t next = 0;
     for (int id = 0; id < NUM_PARAMS; id++)
-        if (!PARAMS[id].per_layer) layout.offset[id] = next, next += param_numel(c, id);
+        if (!is_per_layer(c, id)) layout.offset[id] = next, next += param_numel(c, id);
     size_t first_layer = next;
     for (int id = 0; id < NUM_PARAMS; id++)
-        if (PARAMS[id].per_layer) layout.offset[id] = next, next += param_numel(c, id);
+        if (is_per_layer(c, id)) layout.offset[id] = next, next += param_numel(c, id);
     layout.layer_size = next - first_layer;
+    for (int id = 0; id < NUM_PARAMS; id++) layout.stride[id] = is_per_layer(c, id) ? layout.layer_size : 0;
     layout.total = first_layer + c.L * layout.layer_size;
     return layout;
 }
@@ -716,14 +725,15 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"head_in", false, S_BTC},    // dropout(lnf) * C^-0.5: the LM head's input
     {"logits", false, S_BTV},
     {"branch", false, S_BTC},     // a block's output before it joins the residual stream
-    {"pe_bias", false, S_BIAS},   // the PE's score bias, (planes, NH, T, T): pe_bias_forward, or the layer's cope_bias_forward
+    {"pe_bias", false, S_BIAS},   // the PE's score bias, (planes, NH, T, T): pe_bias_forward (in layer 0, or every layer's
+                                  // own with --pe-per-layer), or the layer's cope_bias_forward
     {"d_logits", false, S_BTV},   {"d_head_in", false, S_BTC},
     {"d_res", false, S_BTC},      // gradient of the residual stream, carried down the layers
     {"d_branch", false, S_BTC},   // gradient of a block's output (and of dropout(lnf))
     {"d_ln", false, S_BTC},       // gradient of an RMSNorm's output
     {"d_fc_act", false, S_BTF},   {"d_fc", false, S_BTF},     {"d_atty", false, S_BTC},
     {"d_qkv", false, S_BT3C},     {"d_scores", false, S_BNHTT},
-    {"d_pe_bias", false, S_DBIAS},  // the score bias planes' gradient, summed over the layers
+    {"d_pe_bias", false, S_DBIAS},  // the score bias planes' gradient, summed over the layers that share a PE tensor
 };
 
 // bias planes: one per sequence when training draws positions (each sequence has its own
@@ -787,7 +797,7 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
     m->adam_m.assign(m->layout.total, 0);
     m->adam_v.assign(m->layout.total, 0);
     for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < (PARAMS[id].per_layer ? c.L : 1); l++) {
+        for (int l = 0; l < param_copies(c, id); l++) {
             real* p = m->param(id, l);
             Rng rng = rng_stream(seed, hash_string(PARAMS[id].name), l);
             if (id == P_PE_TABLE) pe_init_params(c.pe, p, c.C, c.NH, c.max_pos(), &rng);
@@ -834,7 +844,6 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
 
     embedding_forward(A(A_RES_IN), tokens, positions, m->param(P_WTE), m->param(P_PE_TABLE), m->pe(), B, T, C, t0);
     if (c.abacus) abacus_forward(A(A_RES_IN), tokens, place_offsets, m->param(P_ABACUS), m->is_digit.data(), B, T, C, t0);
-    if (pe_has_score_bias(c.pe)) pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, t0);
     const real* bias = pe_has_score_bias(c.pe) || pe_has_context_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
     dropout_forward(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
@@ -846,7 +855,10 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
         matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
-        if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE), m->pe(), B, T, C, NH, t0);
+        // the bias planes: made once for every layer, or per layer from its own PE parameters
+        if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
+            pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, m->pe(), planes, T, NH, t0);
+        if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), B, T, C, NH, t0);
         attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
@@ -894,7 +906,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
     matmul_backward(zeroed(A_D_HEAD_IN), m->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), m->param(P_WTE), BT, C, V);
     dropout_backward(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
     rmsnorm_backward(zeroed(A_D_RES), m->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), m->param(P_LNF), A(A_LNF_RSTD), BT, C);
-    real* dbias = zeroed(A_D_PE_BIAS);  // every layer adds its part (nothing without a bias PE)
+    real* dbias = zeroed(A_D_PE_BIAS);  // the layers that read one PE tensor add their parts (nothing without a bias PE)
 
     // d_res holds d loss / d (residual stream leaving layer l); each block's residual connection
     // passes it on unchanged, and the block's branch adds its own part
@@ -912,16 +924,20 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C);
         attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop,
                            drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
-        if (pe_has_score_bias(c.pe)) pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
+        if (pe_has_score_bias(c.pe)) {
+            pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
+            // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own
+            if (l == 0 || c.pe_per_layer) {
+                pe_bias_backward(m->grad(P_PE_TABLE, l), dbias, m->param(P_PE_TABLE, l), positions, m->pe(), planes, T, NH, param_numel(c, P_PE_TABLE));
+                if (l > 0) dbias = zeroed(A_D_PE_BIAS);
+            }
+        }
         if (pe_has_context_bias(c.pe))
-            cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE), m->pe(), B, T, C, NH);
+            cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), B, T, C, NH);
         rotate_qk_backward(A(A_D_QKV), positions, m->pe(), B, T, C, NH);
         matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);
     }
-    // the bias planes every layer read: bias = pe_score_bias(PE parameters)
-    if (pe_has_score_bias(c.pe))
-        pe_bias_backward(m->grad(P_PE_TABLE), dbias, m->param(P_PE_TABLE), positions, m->pe(), planes, T, NH, param_numel(c, P_PE_TABLE));
     // embedding: res_in[0] = dropout(wte[tokens] + PE input + Abacus rows)
     dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
     embedding_backward(m->grad(P_WTE), m->grad(P_PE_TABLE), A(A_D_BRANCH), tokens, positions, m->pe(), B, T, C);
@@ -1000,7 +1016,7 @@ inline double clip_gradients(Model* m, double max_norm) {
 inline void adamw_update(Model* m, const OptimConfig& o, double lr, int t) {
     double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
     for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < (PARAMS[id].per_layer ? m->config.L : 1); l++) {
+        for (int l = 0; l < param_copies(m->config, id); l++) {
             size_t start = m->layout.at(id, l), n = param_numel(m->config, id);
             double decay = PARAMS[id].decay ? lr * o.weight_decay : 0;
 #pragma omp parallel for
@@ -1078,10 +1094,10 @@ auto checkpoint_sets(M* m, int kind) -> std::vector<decltype(&m->params)> {
 // "wq of layer 2, element 17": where a flat parameter index lives, for messages about bad values
 inline std::string param_location(const Model& m, size_t index) {
     for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < (PARAMS[id].per_layer ? m.config.L : 1); l++) {
+        for (int l = 0; l < param_copies(m.config, id); l++) {
             size_t start = m.layout.at(id, l), n = param_numel(m.config, id);
             if (index < start || index >= start + n) continue;
-            std::string layer = PARAMS[id].per_layer ? " of layer " + std::to_string(l) : "";
+            std::string layer = is_per_layer(m.config, id) ? " of layer " + std::to_string(l) : "";
             return std::string(PARAMS[id].name) + layer + ", element " + std::to_string(index - start);
         }
     return "index " + std::to_string(index) + " (past the last tensor)";

@@ -14,7 +14,8 @@
  `pe` is a PE: the kind plus tables of everything computed from positions alone (sinusoids,
  slopes, buckets, angles), made once by make_pe_tables() so the hooks are lookups. `params` is
  the PE's learned tensor (the `pe_table` row of model.h's parameter table): one flat array
- whose length and layout each PE defines below, shared by every layer.
+ whose length and layout each PE defines below, shared by every layer, or with --pe-per-layer
+ one such array for each layer (for the PEs whose learned values act in attention).
 
                  input          q and k             scores                        learned
    nope          -              -                   -                             -
@@ -52,6 +53,8 @@ inline bool pe_rotates(PEKind k) { return k == PE_ROPE || k == PE_XPOS; }
 inline bool pe_has_score_bias(PEKind k) { return k == PE_T5 || k == PE_ALIBI || k == PE_KERPLE_LOG || k == PE_KERPLE_POWER || k == PE_FIRE; }
 inline bool pe_has_context_bias(PEKind k) { return k == PE_COPE; }
 inline bool pe_reads_positions(PEKind k) { return k != PE_NOPE && k != PE_COPE; }
+// learned values that shape the attention scores: what --pe-per-layer gives each layer a copy of
+inline bool pe_attention_has_params(PEKind k) { return k == PE_T5 || k == PE_KERPLE_LOG || k == PE_KERPLE_POWER || k == PE_FIRE || k == PE_COPE; }
 
 // ----------------------------------------------------------------------------
 // APE: fixed sinusoids added to the input, the sin half and the cos half concatenated (not
@@ -106,7 +109,8 @@ HD inline float alibi_slope(int h, int NH) {
 // two positive scalars per head: log  -r1 log(1 + r2 n),  power  -r1 n^r2 with r2 <= 2.
 // Row 0 of the (2, NH) parameters is r1, row 1 is r2. As the official code: each is clamped to
 // at least 0.01 (and power's r2 to at most 2) where it is read, and drawn uniformly, the log
-// variant's r1 from (0, 2) and r2 from (0, 1), the power variant's the other way round.
+// variant's r1 from (0, 2) and r2 from (0, 1), the power variant's the other way round. As in
+// the official code, one pair per head serves every layer (--pe-per-layer: a pair per layer).
 
 static const double KERPLE_MIN = 0.01, KERPLE_MAX_POWER = 2.0;
 
@@ -123,7 +127,8 @@ HD inline double kerple_read(PEKind k, int row, double value) {
 // learned: c = |c'|, L = |m| * 512 with m starting at 1 (the reference code's L_multiplier over
 // its initial 512). The normalised distance u stays in [0, 1] at any length: longer inputs are
 // squeezed into the trained range ("progressive interpolation") once i passes L. One MLP serves
-// every layer, as T5's table does. Init as torch's nn.Linear (uniform, +-1/sqrt(fan_in)).
+// every layer, as T5's table does (--pe-per-layer: one per layer). Init as torch's nn.Linear
+// (uniform, +-1/sqrt(fan_in)).
 // Parameters, flat: w1 (32) | b1 (32) | w2 (NH, 32) | b2 (NH) | c' | m.
 
 static const int FIRE_HIDDEN = 32;
@@ -164,7 +169,7 @@ HD inline FireInput fire_normalised_distance(const real* params, int NH, int i, 
 // counts it saw in training need ever be read. As the paper: zero init, one table for all
 // heads, gates from the plain score q . k (this model's scores are not scaled by 1/sqrt(HS)).
 // Unlike the paper, which gives each layer a table, one table serves every layer, as T5's and
-// FIRE's do.
+// FIRE's do, unless --pe-per-layer gives each layer its own.
 
 template <typename real>
 HD inline double cope_gate(real logit) { return 1 / (1 + exp(-(double)logit)); }

@@ -73,6 +73,7 @@ struct RunConfig {
     bool position_coupling = false;     // positions from the digits' places (pe.h)
     int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: a row for every count
     int sort_pool = 0;                  // batches sorted by length together; 0 or 1: the paper's batches
+    bool pe_per_layer = false;          // each layer its own PE parameters (as CoPE's paper), not one tensor for all
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     double lr = UNSET;
@@ -173,6 +174,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "cope: contextual positions clip at P, the table's last row (the paper's p_max); 0: a row for every count"},
         {"--sort-pool", FLAG_INT, &c->sort_pool, true, TRAIN | BENCH,
          "take K batches' examples at a time, sort them by length into K batches of less padding; 0: the paper's batches"},
+        {"--pe-per-layer", FLAG_SWITCH, &c->pe_per_layer, true, MODEL,
+         "t5, kerple_*, fire, cope: each layer its own PE parameters (as CoPE's paper has it), not one tensor for all"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -324,6 +327,7 @@ static std::string gpu_lacks(const RunConfig& c) {
     if (c.abacus) return "--abacus";
     if (c.position_coupling) return "--position-coupling";
     if (c.rope_scaling != ROPE_UNSCALED) return "--rope-scaling";
+    if (c.pe_per_layer) return "--pe-per-layer";
     return "";
 }
 
@@ -334,6 +338,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     mc.abacus = c.abacus;
     mc.position_coupling = c.position_coupling;
     mc.cope_max = c.cope_max;
+    mc.pe_per_layer = c.pe_per_layer;
     return mc;
 }
 
@@ -984,7 +989,7 @@ static std::string write_nonfinite_report(Run* r, int step, double loss, double 
     text += "tensor           layer  params:nonfinite  max|finite|  grads:nonfinite  max|finite|\n";
     std::string first[2];  // the first non-finite parameter, and gradient
     for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < (PARAMS[id].per_layer ? m.config.L : 1); l++) {
+        for (int l = 0; l < param_copies(m.config, id); l++) {
             size_t start = m.layout.at(id, l), n = param_numel(m.config, id), bad[2] = {0, 0};
             double largest[2] = {0, 0};
             const std::vector<real>* values[2] = {&m.params, &m.grads};
@@ -999,7 +1004,7 @@ static std::string write_nonfinite_report(Run* r, int step, double loss, double 
                 }
             if (n == 0) continue;
             snprintf(line, sizeof(line), "%-16s %5s  %16zu  %11.4g  %15zu  %11.4g\n", PARAMS[id].name,
-                     PARAMS[id].per_layer ? std::to_string(l).c_str() : "-", bad[0], largest[0], bad[1], largest[1]);
+                     is_per_layer(m.config, id) ? std::to_string(l).c_str() : "-", bad[0], largest[0], bad[1], largest[1]);
             text += line;
         }
     std::string path = r->dir + "/nonfinite.txt";

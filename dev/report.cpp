@@ -17,7 +17,8 @@
    - What the report ranks is a method: a PE, plain or inside the wrappers its run put around it,
      named by the PE and one suffix per wrapper, in this order: "+rand" (config.json's
      "random-positions" is not 0), "+abacus" (config.json's "abacus" is true), "+coupled"
-     (config.json's "position-coupling" is true), and "+" and
+     (config.json's "position-coupling" is true), "+layers" (config.json's "pe-per-layer" is
+     true: the PE's learned values once per layer), and "+" and
      results.json's "rope_scaling" where that is not "none" ("rope+pi": an evaluation of a rope
      checkpoint with its angles rescaled, whose config.json is the trained run's own, so only its
      results tell it apart). Runs from before these fields are plain PEs.
@@ -46,7 +47,8 @@
      followed by its MRR over the columns of the tasks some PE learned, and the summary prints
      that MRR too, on the line before the paper's MRR (nothing there when every task was learned).
    - Runs are ranked only against runs of the same setting. A run's setting is its config.json
-     without task, pe and its wrappers (random-positions, abacus), seed and parameters (the
+     without task, pe and its wrappers (random-positions, abacus, position-coupling,
+     pe-per-layer), seed and parameters (the
      parameter count depends on the PE). Where the runs of a task have several settings, each
      setting of the task is a task of its own, "TASK [LABEL]", and the label names the fewest
      config fields (taken in config.json's order) that tell the settings of any one task apart,
@@ -252,7 +254,7 @@ static SplitResult read_split(const Json& split, const std::string& source) {
 // the config fields that are no part of a run's setting: the task (grouped by itself), the method
 // (pe and its wrappers: rivals within a column, not settings apart), the seed (the column) and
 // the parameter count (which the PE implies)
-static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "seed", "parameters"};
+static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "pe-per-layer", "seed", "parameters"};
 
 // Config fields that train.cu gained after runs had been made, each with the value every run
 // from before ran with: a config.json without the field is read as having that value, so that a
@@ -274,6 +276,7 @@ static std::string config_wrappers(const Json& config, const std::string& path) 
     if (config.find("random-positions") && int_field(config, "random-positions", path) != 0) wrappers += "+rand";
     if (config.find("abacus") && field(config, "abacus", Json::BOOLEAN, path).text == "true") wrappers += "+abacus";
     if (config.find("position-coupling") && field(config, "position-coupling", Json::BOOLEAN, path).text == "true") wrappers += "+coupled";
+    if (config.find("pe-per-layer") && field(config, "pe-per-layer", Json::BOOLEAN, path).text == "true") wrappers += "+layers";
     return wrappers;
 }
 

@@ -24,6 +24,7 @@
 #              ch_parity_check, ch_reverse_string, scan, ch_duplicate_string, reverse), one seed,
 #              `tiny` for 1,000 steps, 1,000 valid and 2,000 test examples, the Chomsky tasks
 #              trained on lengths 1-20 and tested on 21-50: ROOT/beyond/TASK and TASK-random;
+#              cope again with --pe-per-layer (a table per layer, as its paper): ROOT/beyond/TASK-layers;
 #              the rope run evaluated again with each --rope-scaling: ROOT/beyond/TASK-scaled;
 #              and for addition, the wrappers that read digit places (which hints would cut into
 #              one-digit numbers), on reversed digits without hints: nope and fire with and without
@@ -85,6 +86,9 @@ FACTORS
             # shellcheck disable=SC2086
             dev/sweep.sh "$beyond/$task-random" --tasks "$task" --pes fire --seeds "$seeds" --no-report "$@" \
                 -- $budget $flags --random-positions 256 || status=1
+            # shellcheck disable=SC2086
+            dev/sweep.sh "$beyond/$task-layers" --tasks "$task" --pes cope --seeds "$seeds" --no-report "$@" \
+                -- $budget $flags --pe-per-layer || status=1
             mkdir -p "$beyond/$task-scaled"
             for seed in ${seeds//,/ }; do
                 for scaling in pi ntk yarn; do

@@ -210,6 +210,8 @@ static const std::vector<Case>& choice_cases() {
         {"--random-positions", "--pe cope --random-positions 500", "--random-positions: cope has no positions to draw"},
         {"--cope-max", "--pe cope --cope-max 70000", "--cope-max 70000 is out of range [0, 65536]"},
         {"--cope-max", "--pe rope --cope-max 8", "--cope-max clips CoPE's contextual positions: rope has none"},
+        {"--pe-per-layer", "--pe alibi --pe-per-layer", "--pe-per-layer gives each layer its own parameters of the PE's attention bias: alibi has none"},
+        {"--pe-per-layer", "--pe ape_learned --pe-per-layer", "--pe-per-layer gives each layer its own parameters of the PE's attention bias: ape_learned has none"},
         {"--rope-scaling", "--pe rope --rope-scaling big", "unknown --rope-scaling 'big' (valid: none pi ntk yarn)"},
         {"--rope-scaling", "--pe t5 --rope-scaling yarn", "--rope-scaling rescales RoPE's angles: it needs --pe rope, not t5"},
         {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},

@@ -231,7 +231,7 @@ struct SmallSetup {
 
 static std::string compare_per_tensor(const Model& cpu, const std::vector<float>& reference, const std::vector<float>& gpu, const char* what) {
     for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < (PARAMS[id].per_layer ? cpu.config.L : 1); l++) {
+        for (int l = 0; l < param_copies(cpu.config, id); l++) {
             size_t at = cpu.layout.at(id, l), n = param_numel(cpu.config, id);
             if (n == 0) continue;
             double largest = 0;

@@ -256,14 +256,16 @@ static ModelConfig tiny_config(PEKind pe, float dropout, int L = 2) {
     return ModelConfig{L, 16, 2, 24, 11, 8, pe, 0.25f, dropout};
 }
 
-// model_init, and for CoPE a table of random values: its zero init would leave its bias, and
-// the gates' gradient, out of every test
+// model_init, and for CoPE tables of random values (one per layer with --pe-per-layer): its
+// zero init would leave its bias, and the gates' gradient, out of every test
 static void init_for_test(Model* m, const ModelConfig& c, int B, uint64_t seed) {
     model_init(m, c, B, seed);
     if (!pe_has_context_bias(c.pe)) return;
     size_t n = param_numel(c, P_PE_TABLE);
-    std::vector<double> table = random_vector(n, seed);
-    std::copy(table.begin(), table.end(), m->param(P_PE_TABLE));
+    for (int l = 0; l < param_copies(c, P_PE_TABLE); l++) {
+        std::vector<double> table = random_vector(n, seed + l);
+        std::copy(table.begin(), table.end(), m->param(P_PE_TABLE, l));
+    }
 }
 
 // two sequences, the second shorter and right-padded; targets on the latter part only
@@ -285,13 +287,69 @@ static void test_model_gradient_matches_finite_differences_for_every_pe(void) {
             model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
             std::vector<double> numeric = numeric_gradient(m.params, loss);
             for (int id = 0; id < NUM_PARAMS; id++)
-                for (int l = 0; l < (PARAMS[id].per_layer ? m.config.L : 1); l++) {
+                for (int l = 0; l < param_copies(m.config, id); l++) {
                     size_t at = m.layout.at(id, l), n = param_numel(m.config, id);
                     if (n == 0) continue;
                     std::string label = std::string(PE_NAMES[p]) + (dropout > 0 ? " dropout " : " ") + PARAMS[id].name + " layer " + std::to_string(l);
                     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data() + at, m.grads.data() + at, n, label.c_str());
                 }
         }
+}
+
+// --pe-per-layer, for every PE with learned values in attention: each layer's tensor gets its
+// own gradient (three layers, dropout on)
+static void test_model_gradient_matches_finite_differences_with_pe_per_layer(void) {
+    TinyBatch batch;
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!pe_attention_has_params((PEKind)p)) continue;
+        ModelConfig c = tiny_config((PEKind)p, 0.3f, 3);
+        c.pe_per_layer = true;
+        Model m;
+        init_for_test(&m, c, TinyBatch::B, 42);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(3, param_copies(c, P_PE_TABLE), PE_NAMES[p]);
+        Dropout drop = {0.3f, 1234, 17};
+        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop); };
+        loss();
+        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
+        std::vector<double> numeric = numeric_gradient(m.params, loss);
+        for (int l = 0; l < c.L; l++) {
+            size_t at = m.layout.at(P_PE_TABLE, l), n = param_numel(c, P_PE_TABLE);
+            std::string label = std::string(PE_NAMES[p]) + " pe_table of layer " + std::to_string(l);
+            TEST_ASSERT_MESSAGE(std::any_of(m.grads.begin() + at, m.grads.begin() + at + n, [](double g) { return g != 0; }), label.c_str());
+        }
+        TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), m.grads.data(), m.params.size(), PE_NAMES[p]);
+    }
+}
+
+// A per-layer model whose layers all hold the shared model's PE tensor is that model: the same
+// loss, and its layers' gradients sum to the shared tensor's. Changing one layer's tensor then
+// changes the loss: each layer reads its own.
+static void test_pe_per_layer_with_equal_tensors_is_the_shared_model(void) {
+    TinyBatch batch;
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!pe_attention_has_params((PEKind)p)) continue;
+        ModelConfig shared_config = tiny_config((PEKind)p, 0.0f, 3), per_layer_config = shared_config;
+        per_layer_config.pe_per_layer = true;
+        Model shared, per_layer;
+        init_for_test(&shared, shared_config, TinyBatch::B, 42);
+        init_for_test(&per_layer, per_layer_config, TinyBatch::B, 43);
+        size_t n = param_numel(shared_config, P_PE_TABLE);
+        for (int id = 0; id < NUM_PARAMS; id++)
+            for (int l = 0; l < param_copies(per_layer_config, id); l++)
+                std::copy_n(shared.param(id, is_per_layer(shared_config, id) ? l : 0), param_numel(shared_config, id), per_layer.param(id, l));
+        auto loss = [&](Model* m) { return model_forward(m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT); };
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-12, loss(&shared), loss(&per_layer), PE_NAMES[p]);
+        model_backward(&shared, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT);
+        model_backward(&per_layer, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT);
+        std::vector<double> summed(n, 0);
+        for (int l = 0; l < per_layer_config.L; l++)
+            for (size_t i = 0; i < n; i++) summed[i] += per_layer.grad(P_PE_TABLE, l)[i];
+        TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-9, shared.grad(P_PE_TABLE), summed.data(), n, PE_NAMES[p]);
+        double before = loss(&per_layer);
+        std::vector<double> change = random_vector(n, 99, 0.5);  // not one constant: the softmax ignores a shift of a whole row
+        for (size_t i = 0; i < n; i++) per_layer.param(P_PE_TABLE, 1)[i] += change[i];
+        TEST_ASSERT_MESSAGE(std::fabs(loss(&per_layer) - before) > 1e-6, PE_NAMES[p]);
+    }
 }
 
 // --abacus over two PEs (one with no input of its own, one with), with training's per-sequence
@@ -358,7 +416,7 @@ static void test_cope_max_clips_positions_at_its_last_row(void) {
     TEST_ASSERT_EQUAL_INT((P + 1) * HS, param_numel(c, P_PE_TABLE));
     TEST_ASSERT_GREATER_THAN(P + 1, full_rows);
     for (int id = 0; id < NUM_PARAMS; id++)  // every other tensor alike
-        for (int l = 0; id != P_PE_TABLE && l < (PARAMS[id].per_layer ? c.L : 1); l++)
+        for (int l = 0; id != P_PE_TABLE && l < param_copies(c, id); l++)
             std::copy_n(clipped.param(id, l), param_numel(c, id), full.param(id, l));
     Dropout none = {0, 1, 0};
     auto loss = [&](Model* m) { return model_forward(m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none); };
@@ -502,12 +560,20 @@ static void check_kv_cache_matches_full_forward(Model* m, const char* label) {
     for (int t = prompt - 1; t + 1 < T; t++) TEST_ASSERT_EQUAL_INT_MESSAGE(all[t + 1], argmax(m->act(A_LOGITS) + t * V, V), label);
 }
 
-// for every PE, and for coupled positions, which each call computes from the tokens so far
+// for every PE, for PE tensors per layer, and for coupled positions, which each call computes
+// from the tokens so far
 static void test_kv_cache_forward_matches_full_forward(void) {
     for (int p = 0; p < NUM_PES; p++) {
         Model m;
         init_for_test(&m, tiny_config((PEKind)p, 0.1f), 1, 8);
         check_kv_cache_matches_full_forward(&m, PE_NAMES[p]);
+    }
+    for (PEKind pe : {PE_T5, PE_COPE}) {
+        ModelConfig c = tiny_config(pe, 0.1f);
+        c.pe_per_layer = true;
+        Model m;
+        init_for_test(&m, c, 1, 8);
+        check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + " per layer").c_str());
     }
     for (PEKind pe : {PE_APE_LEARNED, PE_ROPE}) {
         ModelConfig c = tiny_config(pe, 0.1f);
@@ -533,6 +599,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
     RUN_TEST(test_dropout_masks_are_fresh_per_step_site_and_layer_and_drop_p);
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
+    RUN_TEST(test_model_gradient_matches_finite_differences_with_pe_per_layer);
+    RUN_TEST(test_pe_per_layer_with_equal_tensors_is_the_shared_model);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_position_coupling);
     RUN_TEST(test_cope_max_clips_positions_at_its_last_row);

@@ -37,26 +37,29 @@ static int count_of(const std::string& text, const std::string& part) {
     return n;
 }
 
-// The wrappers of a run as train.cu records them now: config.json's "random-positions", "abacus"
-// and "position-coupling", results.json's "rope_scaling" (next to its per-token counts). Without a Wrappers the
-// helpers below leave all these fields out, as runs from before them did.
+// The wrappers of a run as train.cu records them now: config.json's "random-positions", "abacus",
+// "position-coupling" and "pe-per-layer", results.json's "rope_scaling" (next to its per-token
+// counts). Without a Wrappers the helpers below leave all these fields out, as runs from before them did.
 struct Wrappers {
     int random_positions = 0;
     bool abacus = false;
     std::string rope_scaling = "none";
     bool position_coupling = false;
+    bool pe_per_layer = false;
 };
 static const Wrappers PLAIN{};                          // recorded, every wrapper off
 static const Wrappers RANDOM_POSITIONS{256, false, "none"};
 static const Wrappers ABACUS{0, true, "none"};
 static const Wrappers PI_SCALING{0, false, "pi"};        // an evaluation of a rope checkpoint
 static const Wrappers COUPLED{0, false, "none", true};
+static const Wrappers PER_LAYER{0, false, "none", false, true};
 
 // config.json as train.cu's config_json writes it (fields in flag_table's order)
 static std::string config_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
                                const Wrappers* w) {
     std::string wrappers = w ? "  \"random-positions\": " + std::to_string(w->random_positions) + ",\n  \"abacus\": " +
-                                   (w->abacus ? "true" : "false") + ",\n  \"position-coupling\": " + (w->position_coupling ? "true" : "false") + ",\n"
+                                   (w->abacus ? "true" : "false") + ",\n  \"position-coupling\": " + (w->position_coupling ? "true" : "false") + ",\n" +
+                                   "  \"pe-per-layer\": " + (w->pe_per_layer ? "true" : "false") + ",\n"
                              : "";
     bool small = model == "small";
     return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n" +
@@ -508,6 +511,16 @@ static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) 
     fs::remove_all(dir);
 }
 
+static void test_a_per_layer_run_is_a_rival_of_its_plain_pe(void) {
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/copy-cope-s1", "copy", "cope", PLAIN, 1, 0.6);
+    write_wrapped_run(dir + "/copy-cope-layers-s1", "copy", "cope", PER_LAYER, 1, 0.3);
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: cope 1.000  cope+layers 0.500\n"), summary.c_str());
+    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("pe-per-layer=") == std::string::npos, summary.c_str());
+    fs::remove_all(dir);
+}
+
 static void test_a_coupled_run_is_a_rival_of_its_plain_pe(void) {
     std::string dir = temp_dir();
     write_wrapped_run(dir + "/copy-ape_learned-s1", "copy", "ape_learned", PLAIN, 1, 0.2);
@@ -616,6 +629,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
     RUN_TEST(test_a_field_added_later_reads_as_its_old_value_in_older_runs);
     RUN_TEST(test_a_coupled_run_is_a_rival_of_its_plain_pe);
+    RUN_TEST(test_a_per_layer_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);

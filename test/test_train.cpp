@@ -214,6 +214,7 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
     c.data.bos = true;  // a saved data setting that changes the vocabulary: the reload must rebuild it
+    c.layers = 2, c.pe_per_layer = true;  // and a saved model setting that changes the layout: two T5 tables
     Run a(&c);
     prepare_quietly(&a, INT_MAX);
     Batch batch;
@@ -239,6 +240,8 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
     TEST_ASSERT_EQUAL_FLOAT(c.lr, c2.lr);
     TEST_ASSERT_EQUAL_INT(c.data.seed, c2.data.seed);
     TEST_ASSERT_TRUE(c2.data.bos);
+    TEST_ASSERT_TRUE(c2.pe_per_layer);
+    TEST_ASSERT_EQUAL_INT(2, param_copies(b.model.config, P_PE_TABLE));
 }
 
 // a switch and the count of skipped steps survive a checkpoint, like every saved setting
