@@ -59,7 +59,10 @@ struct ModelConfig {
     bool position_coupling = false;  // --position-coupling: positions computed from the digits' places (pe.h)
     int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: a row for every count
     bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
+    bool packed = false;       // --pack: training rows hold several sequences, each counting its own positions
     int HS() const { return C / NH; }
+    // training gives each row its own positions (TokenPlaces), so the bias PEs a plane per row
+    bool positions_per_row() const { return random_positions > 0 || packed; }
     // positions the PE's tables (and ape_learned's rows) cover; a coupled position is at most
     // the sequence length (a sequence of digits alone), one more than the uncoupled ones. CoPE's
     // positions are counts, which its table covers up to the clip.
@@ -97,6 +100,9 @@ inline void validate_model_config(const ModelConfig& c) {
         fail("--position-coupling needs a PE that reads each token's position (ape, ape_learned or rope), not %s", PE_NAMES[c.pe]);
     if (c.position_coupling && (c.random_positions > 0 || c.abacus))
         fail("--position-coupling can not be combined with %s: both set where the digits are", c.abacus ? "--abacus" : "--random-positions");
+    if (c.packed && (c.abacus || c.position_coupling))
+        fail("--pack can not be combined with %s: it reads the digits' places along a row, across the sequences packed in it",
+             c.abacus ? "--abacus" : "--position-coupling");
     if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
     if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
     if (c.pe_per_layer && !pe_attention_has_params(c.pe))
@@ -236,8 +242,12 @@ inline real dot(const real* a, const real* b, int n) {
     return sum;
 }
 
-// the position of token (b, t): drawn (positions, (B, T)) or t
+// the position of token (b, t): given (positions, (B, T)) or t
 inline int position_of(const int* positions, int b, int t, int T) { return positions ? positions[(size_t)b * T + t] : t; }
+
+// the first token of the sequence that token (b, t) belongs to, in its row: given (starts,
+// (B, T), where --pack put several sequences in a row) or 0. Attention reads no key before it.
+inline int sequence_start(const int* starts, int b, int t, int T) { return starts ? starts[(size_t)b * T + t] : 0; }
 
 // out[b,t,:] = wte[tokens[b,t], :] + the PE's input at the token's position, for t >= t0
 inline void embedding_forward(real* out,             // (B, T, C)
@@ -429,13 +439,15 @@ inline void rotate_qk_backward(real* dqkv,            // (B, T, 3C)
 inline void pe_bias_forward(real* bias,            // (planes, NH, T, T)
                             const real* pe_params,  // the PE's learned tensor, if it has one
                             const int* positions,   // (B, T) with planes = B, or nullptr with planes = 1
+                            const int* starts,      // (B, T) with packed rows (keys before a query's start get no bias), or nullptr
                             const PE& pe, int planes, int T, int NH, int t0) {
 #pragma omp parallel for collapse(3)
     for (int p = 0; p < planes; p++)
         for (int h = 0; h < NH; h++)
             for (int i = t0; i < T; i++) {
                 real* row = bias + (((size_t)p * NH + h) * T + i) * T;
-                for (int j = 0; j <= i; j++) row[j] = pe_score_bias(pe, pe_params, h, position_of(positions, p, i, T), position_of(positions, p, j, T));
+                for (int j = sequence_start(starts, p, i, T); j <= i; j++)
+                    row[j] = pe_score_bias(pe, pe_params, h, position_of(positions, p, i, T), position_of(positions, p, j, T));
             }
 }
 
@@ -446,6 +458,7 @@ inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's
                              const real* dbias,     // (planes, NH, T, T)
                              const real* pe_params,
                              const int* positions,  // (B, T) with planes = B, or nullptr with planes = 1
+                             const int* starts,     // (B, T) with packed rows, or nullptr
                              const PE& pe, int planes, int T, int NH, size_t n_params) {
     if (n_params == 0) return;
     std::vector<std::vector<real>> partial(planes, std::vector<real>(n_params, 0));
@@ -454,28 +467,30 @@ inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's
         for (int h = 0; h < NH; h++)
             for (int i = 0; i < T; i++) {
                 const real* row = dbias + (((size_t)p * NH + h) * T + i) * T;
-                for (int j = 0; j <= i; j++)
+                for (int j = sequence_start(starts, p, i, T); j <= i; j++)
                     pe_score_bias_backward(pe, pe_params, partial[p].data(), row[j], h, position_of(positions, p, i, T), position_of(positions, p, j, T));
             }
     for (int p = 0; p < planes; p++)
         for (size_t k = 0; k < n_params; k++) dpe_params[k] += partial[p][k];
 }
 
-// What one CoPE query reads: logits[j] = q_i . k_j for j <= i, and z[m] = q_i . e_m for the rows
-// m < min(npos, i + 3) that its positions p <= i + 1 can reach. Returns that row count.
-inline int cope_query_reads(real* logits, real* z, const real* q, const real* qkv, const real* table, int b, int h, int i, int T, int C,
-                            int NH, int npos) {
-    int HS = C / NH, rows = std::min(npos, i + 3);
-    for (int j = 0; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
+// What one CoPE query reads: logits[j] = q_i . k_j for its keys s <= j <= i (s: its sequence's
+// start), and z[m] = q_i . e_m for the rows m < min(npos, i - s + 3) that its positions
+// p <= i - s + 1 can reach. Returns that row count.
+inline int cope_query_reads(real* logits, real* z, const real* q, const real* qkv, const real* table, int b, int h, int s, int i, int T,
+                            int C, int NH, int npos) {
+    int HS = C / NH, rows = std::min(npos, i - s + 3);
+    for (int j = s; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
     for (int m = 0; m < rows; m++) z[m] = dot(q, table + (size_t)m * HS, HS);
     return rows;
 }
 
 // CoPE's bias for one layer, made from its own q and k (pe.h: cope_bias_row), for queries i >= t0:
-// one plane per sequence, read by attention_forward as a bias.
+// one plane per row, read by attention_forward as a bias (for the keys of each query's sequence).
 inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
                               const real* qkv,    // (B, T, 3C)
                               const real* table,  // (max_pos, HS)
+                              const int* starts,  // (B, T), or nullptr: one sequence a row
                               const PE& pe, int B, int T, int C, int NH, int t0) {
     int HS = C / NH, npos = pe.max_pos;
 #pragma omp parallel
@@ -486,8 +501,9 @@ inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
             for (int h = 0; h < NH; h++)
                 for (int i = t0; i < T; i++) {
                     const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
-                    cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, i, T, C, NH, npos);
-                    cope_bias_row(bias + (((size_t)b * NH + h) * T + i) * T, logits.data(), z.data(), i + 1, npos);
+                    int s = sequence_start(starts, b, i, T);
+                    cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, s, i, T, C, NH, npos);
+                    cope_bias_row(bias + (((size_t)b * NH + h) * T + i) * T + s, logits.data() + s, z.data(), i - s + 1, npos);
                 }
     }
 }
@@ -502,6 +518,7 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
                                const real* dscores,  // (B, NH, T, T)
                                const real* qkv,      // (B, T, 3C)
                                const real* table,    // (max_pos, HS)
+                               const int* starts,    // (B, T), or nullptr: one sequence a row
                                const PE& pe, int B, int T, int C, int NH) {
     int HS = C / NH, npos = pe.max_pos;
     std::vector<std::vector<real>> partial((size_t)B * NH, std::vector<real>((size_t)npos * HS, 0));
@@ -514,10 +531,12 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
                 for (int i = 0; i < T; i++) {
                     const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
                     real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
-                    int rows = cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, i, T, C, NH, npos);
+                    int s = sequence_start(starts, b, i, T);
+                    int rows = cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, s, i, T, C, NH, npos);
                     std::fill(dz.begin(), dz.begin() + rows, 0);
-                    cope_bias_row_backward(dlogits.data(), dz.data(), dscores + (((size_t)b * NH + h) * T + i) * T, logits.data(), z.data(), i + 1, npos);
-                    for (int j = 0; j <= i; j++) {
+                    cope_bias_row_backward(dlogits.data() + s, dz.data(), dscores + (((size_t)b * NH + h) * T + i) * T + s, logits.data() + s,
+                                           z.data(), i - s + 1, npos);
+                    for (int j = s; j <= i; j++) {
                         const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
                         real* dk = dqkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
                         for (int d = 0; d < HS; d++) dq[d] += dlogits[j] * k[d], dk[d] += dlogits[j] * q[d];
@@ -532,14 +551,15 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
 }
 
 // Causal attention for query positions i >= t0 (the keys and values of positions < t0 must
-// already be in qkv):
-//   att[b,h,i,j] = softmax over j <= i of (q_i . k_j + bias[h,i,j]), 0 for j > i
+// already be in qkv), within each query's sequence, which starts at s (0 unless --pack):
+//   att[b,h,i,j] = softmax over s <= j <= i of (q_i . k_j + bias[h,i,j]), 0 for other j
 //   out[b,i,h,:] = sum_j dropout(att)[b,h,i,j] v_j
 inline void attention_forward(real* out,         // (B, T, C)
                               real* att,         // (B, NH, T, T) probabilities before dropout
                               const real* qkv,   // (B, T, 3C)
                               const real* bias,  // (planes, NH, T, T) from pe_bias_forward, or nullptr
-                              int planes,        // 1: one plane for every sequence; B: one each
+                              int planes,        // 1: one plane for every row; B: one each
+                              const int* starts, // (B, T), or nullptr: one sequence a row
                               const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0) {
     int HS = C / NH;
 #pragma omp parallel for collapse(3)
@@ -550,20 +570,22 @@ inline void attention_forward(real* out,         // (B, T, C)
                 size_t row = (((size_t)b * NH + h) * T + i) * T;             // att[b,h,i,:]
                 real* a = att + row;
                 const real* bias_row = bias ? bias + (((size_t)(planes > 1 ? b : 0) * NH + h) * T + i) * T : nullptr;
+                int s = sequence_start(starts, b, i, T);
                 real max = -INFINITY;
-                for (int j = 0; j <= i; j++) {
+                for (int j = s; j <= i; j++) {
                     const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;  // k[b,j,h,:]
                     a[j] = dot(q, k, HS) + (bias_row ? bias_row[j] : 0);
                     max = std::max(max, a[j]);
                 }
                 real sum = 0;
-                for (int j = 0; j <= i; j++) sum += a[j] = std::exp(a[j] - max);
-                for (int j = 0; j <= i; j++) a[j] /= sum;
+                for (int j = s; j <= i; j++) sum += a[j] = std::exp(a[j] - max);
+                for (int j = s; j <= i; j++) a[j] /= sum;
+                for (int j = 0; j < s; j++) a[j] = 0;
                 for (int j = i + 1; j < T; j++) a[j] = 0;
 
                 real* o = out + ((size_t)b * T + i) * C + h * HS;  // out[b,i,h,:]
                 for (int d = 0; d < HS; d++) o[d] = 0;
-                for (int j = 0; j <= i; j++) {
+                for (int j = s; j <= i; j++) {
                     real e = a[j] * dropout_factor(drop, drop_key, row + j);
                     const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;  // v[b,j,h,:]
                     for (int d = 0; d < HS; d++) o[d] += e * v[d];
@@ -583,6 +605,7 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
                                const real* dout,   // (B, T, C)
                                const real* qkv,    // (B, T, 3C)
                                const real* att,    // (B, NH, T, T)
+                               const int* starts,  // (B, T), or nullptr: one sequence a row
                                const Dropout& drop, uint32_t drop_key,
                                int B, int T, int C, int NH) {
     int HS = C / NH;
@@ -596,8 +619,9 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
                 const real* d_o = dout + ((size_t)b * T + i) * C + h * HS;
                 const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
                 real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                int s = sequence_start(starts, b, i, T);
                 real sum_a_da = 0;
-                for (int j = 0; j <= i; j++) {
+                for (int j = s; j <= i; j++) {
                     real factor = dropout_factor(drop, drop_key, row + j);
                     const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;
                     real* dv = dqkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;
@@ -605,7 +629,7 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
                     ds[j] = dot(d_o, v, HS) * factor;  // da_j, for now
                     sum_a_da += a[j] * ds[j];
                 }
-                for (int j = 0; j <= i; j++) {
+                for (int j = s; j <= i; j++) {
                     ds[j] = a[j] * (ds[j] - sum_a_da);
                     const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
                     real* dk = dqkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
@@ -614,6 +638,7 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
                         dk[d] += ds[j] * q[d];
                     }
                 }
+                for (int j = 0; j < s; j++) ds[j] = 0;
                 for (int j = i + 1; j < T; j++) ds[j] = 0;
             }
 }
@@ -736,9 +761,10 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"d_pe_bias", false, S_DBIAS},  // the score bias planes' gradient, summed over the layers that share a PE tensor
 };
 
-// bias planes: one per sequence when training draws positions (each sequence has its own
-// distances) or when the bias comes from the sequence itself (CoPE), else one for the batch
-inline int bias_planes(const ModelConfig& c, int B) { return c.random_positions > 0 || pe_has_context_bias(c.pe) ? B : 1; }
+// bias planes: one per row when training gives rows their own positions (drawn, or packed
+// sequences: each row has its own distances) or when the bias comes from the row itself (CoPE),
+// else one for the batch
+inline int bias_planes(const ModelConfig& c, int B) { return c.positions_per_row() || pe_has_context_bias(c.pe) ? B : 1; }
 
 inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
     size_t BT = (size_t)B * T;
@@ -819,22 +845,29 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
     return m->coupled_positions.data();
 }
 
+// Where a batch's tokens sit, when not each row one sequence at positions 0 .. T-1 (the
+// default: every pointer nullptr). Training sets them; evaluation and generation do not.
+struct TokenPlaces {
+    // (B, T) each token's position: drawn (--random-positions), or counted from its sequence's
+    // start (--pack). The model must be made with a bias plane per row for these (bias_planes);
+    // a coupled model computes its own (couple_positions).
+    const int* positions = nullptr;
+    const int* place_offsets = nullptr;  // (B) each sequence's shift of its Abacus places or coupled positions
+    const int* starts = nullptr;         // (B, T) where each token's sequence starts in its row (--pack)
+};
+
 // Runs the model on tokens (B, T) for positions t0 .. T-1 and returns the mean cross-entropy
 // over positions whose target is >= 0 (0 without targets); logits land in act(A_LOGITS).
 // t0 > 0 is for generation only (B = 1, no dropout): positions before t0 were computed by earlier
-// calls, and their keys and values in act(A_QKV) are the KV cache. `positions` (B, T) are the
-// tokens' positions when training draws them (--random-positions; the model must be made with
-// random_positions > 0 so that its bias buffers hold a plane per sequence); else 0 .. T-1; a
-// coupled model computes its own (couple_positions).
-// `place_offsets` (B) shift each sequence's Abacus places, or its coupled positions, when training
-// draws them; else 0.
+// calls, and their keys and values in act(A_QKV) are the KV cache.
 inline double model_forward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop, int t0 = 0,
-                            const int* positions = nullptr, const int* place_offsets = nullptr) {
+                            const TokenPlaces& places = TokenPlaces()) {
     const ModelConfig& c = m->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     if (B > m->max_B || T > c.max_T || (t0 > 0 && (B != 1 || drop.p > 0)))
         fail("internal error: model_forward(B %d, T %d, t0 %d) does not fit its buffers (%d, %d)", B, T, t0, m->max_B, c.max_T);
-    if (positions && c.random_positions == 0) fail("internal error: model_forward with drawn positions, but the model has one bias plane");
+    const int *positions = places.positions, *place_offsets = places.place_offsets, *starts = places.starts;
+    if (positions && !c.positions_per_row()) fail("internal error: model_forward with given positions, but the model has one bias plane");
     if ((c.abacus || c.position_coupling) && m->is_digit.size() != (size_t)c.V)
         fail("internal error: an Abacus or coupled model needs its vocabulary's digits");
     if (c.position_coupling) positions = couple_positions(m, tokens, place_offsets, B, T);
@@ -857,9 +890,9 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
         // the bias planes: made once for every layer, or per layer from its own PE parameters
         if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
-            pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, m->pe(), planes, T, NH, t0);
-        if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), B, T, C, NH, t0);
-        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+            pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
+        if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
+        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
@@ -878,15 +911,16 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     return targets ? crossentropy_forward(A(A_LOGITS), targets, BT, V) : 0.0;
 }
 
-// The gradient of the last model_forward's loss (same tokens, targets, dropout, positions and
-// place offsets, t0 = 0) with respect to every parameter, into m->grads (overwritten). The
-// layers in reverse order.
+// The gradient of the last model_forward's loss (same tokens, targets, dropout and places,
+// t0 = 0) with respect to every parameter, into m->grads (overwritten). The layers in reverse
+// order.
 // loss_tokens: what the summed loss is divided by; 0 for the batch's own count of targets (the
 // mean, whose value model_forward returns). --sort-pool passes its pool's mean count per batch,
 // so that a token weighs the same in a batch of short examples as in one of long ones.
 inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
-                           const int* positions = nullptr, const int* place_offsets = nullptr, size_t loss_tokens = 0) {
+                           const TokenPlaces& places = TokenPlaces(), size_t loss_tokens = 0) {
     const ModelConfig& c = m->config;
+    const int *positions = places.positions, *place_offsets = places.place_offsets, *starts = places.starts;
     if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
@@ -922,18 +956,19 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         // attention block
         dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C);
-        attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop,
+        attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), starts, drop,
                            drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
         if (pe_has_score_bias(c.pe)) {
             pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
             // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own
             if (l == 0 || c.pe_per_layer) {
-                pe_bias_backward(m->grad(P_PE_TABLE, l), dbias, m->param(P_PE_TABLE, l), positions, m->pe(), planes, T, NH, param_numel(c, P_PE_TABLE));
+                pe_bias_backward(m->grad(P_PE_TABLE, l), dbias, m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH,
+                                 param_numel(c, P_PE_TABLE));
                 if (l > 0) dbias = zeroed(A_D_PE_BIAS);
             }
         }
         if (pe_has_context_bias(c.pe))
-            cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), B, T, C, NH);
+            cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH);
         rotate_qk_backward(A(A_D_QKV), positions, m->pe(), B, T, C, NH);
         matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);

@@ -74,6 +74,7 @@ struct RunConfig {
     int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: a row for every count
     int sort_pool = 0;                  // batches sorted by length together; 0 or 1: the paper's batches
     bool pe_per_layer = false;          // each layer its own PE parameters (as CoPE's paper), not one tensor for all
+    bool pack = false;                  // training batches' sequences packed end to end into fewer rows
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     double lr = UNSET;
@@ -176,6 +177,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "take K batches' examples at a time, sort them by length into K batches of less padding; 0: the paper's batches"},
         {"--pe-per-layer", FLAG_SWITCH, &c->pe_per_layer, true, MODEL,
          "t5, kerple_*, fire, cope: each layer its own PE parameters (as CoPE's paper has it), not one tensor for all"},
+        {"--pack", FLAG_SWITCH, &c->pack, true, TRAIN | BENCH,
+         "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding"},
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -272,6 +275,9 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
     if (given.count("--bench-seq") && (c->abacus || c->position_coupling))
         fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
+    if (given.count("--bench-seq") && (given.count("--sort-pool") || given.count("--pack")))
+        fail("%s can not be combined with --bench-seq: its random sequences are of one length, with no padding to save",
+             given.count("--pack") ? "--pack" : "--sort-pool");
     if (given.count("--dump-per-length") && !given.count("--dump-attention")) fail("--dump-per-length is read only with --dump-attention");
     if (given.count("--out") && given.count("--dump-attention")) fail("--out can not be combined with --dump-attention, which writes FILE");
     if (mode == LOAD && given.count("--force") && !given.count("--out")) fail("--force is read only with --out");
@@ -328,6 +334,7 @@ static std::string gpu_lacks(const RunConfig& c) {
     if (c.position_coupling) return "--position-coupling";
     if (c.rope_scaling != ROPE_UNSCALED) return "--rope-scaling";
     if (c.pe_per_layer) return "--pe-per-layer";
+    if (c.pack) return "--pack";
     return "";
 }
 
@@ -339,6 +346,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     mc.position_coupling = c.position_coupling;
     mc.cope_max = c.cope_max;
     mc.pe_per_layer = c.pe_per_layer;
+    mc.packed = c.pack;
     return mc;
 }
 
@@ -438,17 +446,21 @@ static Progress restore_run(const Header& h, RunConfig* c) {
 
 // B examples right-padded to the longest: targets[b,t] is the next token where that token is
 // part of the answer (target words and <eos>), else -1, so the loss sees only answers.
+// pack_batch then lays them end to end in fewer rows.
 struct Batch {
     int B = 0, T = 0;
     std::vector<int> tokens, targets;  // (B, T)
-    std::vector<int> lengths;          // (B) each sequence's tokens before its padding
-    std::vector<int> positions;        // (B, T) drawn by draw_positions; empty: 0 .. T-1
+    std::vector<int> lengths;          // (B) each row's tokens before its padding
+    std::vector<int> positions;        // (B, T) drawn by draw_positions, or counted by pack_batch; empty: 0 .. T-1
     std::vector<int> place_offsets;    // (B) drawn by draw_place_offsets; empty: 0
+    std::vector<int> starts;           // (B, T) where each token's sequence starts in its row (pack_batch); empty: 0
     long real_tokens = 0;              // tokens that are not padding
     size_t loss_tokens = 0;            // what the summed loss is divided by (model_backward); 0: its targets
 
-    const int* drawn_positions() const { return positions.empty() ? nullptr : positions.data(); }
-    const int* drawn_place_offsets() const { return place_offsets.empty() ? nullptr : place_offsets.data(); }
+    TokenPlaces places() const {
+        auto given = [](const std::vector<int>& v) { return v.empty() ? nullptr : v.data(); };
+        return {given(positions), given(place_offsets), given(starts)};
+    }
 };
 
 static void fill_batch(Batch* batch, const Split& split, const std::vector<int>& examples) {
@@ -460,6 +472,7 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
     batch->lengths.clear();
     batch->positions.clear();
     batch->place_offsets.clear();
+    batch->starts.clear();
     batch->real_tokens = 0;
     for (int b = 0; b < batch->B; b++) {
         int e = examples[b], len = split.example_len(e);
@@ -503,6 +516,37 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
             largest = std::max(largest, digit_place(batch->tokens.data() + (size_t)b * batch->T, m.is_digit.data(), t));
         batch->place_offsets[b] = (int)rng.below(m.config.max_pos() - largest);
     }
+}
+
+// --pack: the batch's sequences laid end to end in rows of its T tokens, each in the first row
+// with room for it (first fit, in batch order), so that padding fills only the rows' ends. Each
+// sequence attends only within itself (starts) and counts its positions from its own start (or
+// keeps those draw_positions drew), so the model computes on the packed rows what it computes on
+// the padded batch: the same loss and gradient, up to the rounding of sums taken in another
+// order. A row's padding starts a sequence of its own, which nothing reads.
+static void pack_batch(Batch* batch) {
+    int T = batch->T;
+    std::vector<int> row_of(batch->B), offset(batch->B), used;  // used: each row's tokens so far
+    for (int b = 0; b < batch->B; b++) {
+        int len = batch->lengths[b], row = 0;
+        while (row < (int)used.size() && used[row] + len > T) row++;
+        if (row == (int)used.size()) used.push_back(0);
+        row_of[b] = row, offset[b] = used[row], used[row] += len;
+    }
+    size_t n = used.size() * (size_t)T;
+    std::vector<int> tokens(n, PAD_ID), targets(n, -1), positions(n), starts(n);
+    for (size_t row = 0; row < used.size(); row++)
+        for (int t = 0; t < T; t++) starts[row * T + t] = used[row], positions[row * T + t] = t - used[row];  // the padding's
+    for (int b = 0; b < batch->B; b++)
+        for (int t = 0; t < batch->lengths[b]; t++) {
+            size_t from = (size_t)b * T + t, to = (size_t)row_of[b] * T + offset[b] + t;
+            tokens[to] = batch->tokens[from], targets[to] = batch->targets[from];
+            positions[to] = batch->positions.empty() ? t : batch->positions[from];
+            starts[to] = offset[b];
+        }
+    batch->B = (int)used.size();
+    batch->tokens.swap(tokens), batch->targets.swap(targets), batch->positions.swap(positions), batch->starts.swap(starts);
+    batch->lengths = used;
 }
 
 // The examples of training batch `step`: epochs over the training split, each a permutation
@@ -618,10 +662,8 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
         return true;
     }
 #endif
-    *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.drawn_positions(),
-                          batch.drawn_place_offsets());
-    model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, batch.drawn_positions(),
-                   batch.drawn_place_offsets(), batch.loss_tokens);
+    *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.places());
+    model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, batch.places(), batch.loss_tokens);
     *grad_norm = clip_gradients(&r->model, c.grad_clip);
     if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
     adamw_update(&r->model, o, lr_at(o, step), step + 1);
@@ -934,6 +976,16 @@ static void flush_log(FILE* log, const std::string& path) {
 // ----------------------------------------------------------------------------
 // training
 
+// the training batch of `step` as the run's flags make it: the sampler's examples, their drawn
+// positions or places, packed into fewer rows with --pack
+static void training_batch(Batch* batch, BatchSampler* sampler, const Run& r, int step) {
+    const RunConfig& c = *r.config;
+    sampler->fill(batch, step, c.batch);
+    if (c.random_positions > 0) draw_positions(batch, c.random_positions, c.seed, step);
+    if (c.abacus || c.position_coupling) draw_place_offsets(batch, r.model, c.seed, step);
+    if (c.pack) pack_batch(batch);
+}
+
 // one step of the run's model; returns whether the update was made (the loss and the gradient
 // norm were finite)
 static bool train_step(Run* r, const Batch& batch, int step, double* loss, double* grad_norm) {
@@ -1074,9 +1126,7 @@ static void train(Run* r, int stop_at) {
     signal(SIGTERM, on_stop_signal);
     for (int step = r->progress.step; step < std::min(c.steps, stop_at) && !stop_signal; step++) {
         auto step_start = std::chrono::steady_clock::now();
-        sampler.fill(&batch, step, c.batch);
-        if (c.random_positions > 0) draw_positions(&batch, c.random_positions, c.seed, step);
-        if (c.abacus || c.position_coupling) draw_place_offsets(&batch, r->model, c.seed, step);
+        training_batch(&batch, &sampler, *r, step);
         double loss = 0, grad_norm = 0;
         bool updated = train_step(r, batch, step, &loss, &grad_norm);
         in_a_row = updated ? 0 : in_a_row + 1;
@@ -1386,7 +1436,7 @@ static void run_bench(RunConfig* c) {
     BatchSampler sampler(c->seed, train_split(r), c->sort_pool);  // empty with --bench-seq, and not read
     Batch batch;
     double seconds = 0, grad_norm = 0;
-    long real = 0, padded = 0;
+    long real = 0, padded = 0, rows = 0;
     for (int step = 0; step < warmup + timed; step++) {
         if (c->bench_seq > 0) {
             batch.B = c->batch, batch.T = c->bench_seq, batch.real_tokens = (long)c->batch * c->bench_seq;
@@ -1395,17 +1445,17 @@ static void run_bench(RunConfig* c) {
             batch.targets.assign(batch.tokens.begin() + 1, batch.tokens.end());
             batch.targets.push_back(-1);
         } else {
-            sampler.fill(&batch, step, c->batch);
+            training_batch(&batch, &sampler, r, step);
         }
         auto start = std::chrono::steady_clock::now();
         double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished
         if (!train_step(&r, batch, step, &loss, &grad_norm)) fail("--bench: step %d was not finite (loss %g), so its time would leave out the update", step + 1, loss);
         if (step < warmup) continue;
         seconds += seconds_since(start);
-        real += batch.real_tokens, padded += (long)batch.B * batch.T;
+        real += batch.real_tokens, padded += (long)batch.B * batch.T, rows += batch.B;
     }
     const ModelConfig& m = r.model.config;
-    double T = (double)padded / timed / c->batch;                                  // mean padded length
+    double T = (double)padded / rows;                                            // mean padded length of a row
     double flops = (6.0 * r.model.layout.total + 6.0 * m.L * m.C * T) * padded;  // 6N + 6LCT per token (llm.c)
     std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads";
     double peak = 0;

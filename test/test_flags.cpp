@@ -230,6 +230,9 @@ static const std::vector<Case>& choice_cases() {
         {"--position-coupling", "--task addition --pe rope --reverse-digits --index-hints --position-coupling",
          "--position-coupling can not be combined with --index-hints"},
         {"--position-coupling", "--pe rope --bench --bench-seq 8 --position-coupling", "--position-coupling can not be combined with --bench-seq"},
+        {"--pack", "--task addition --reverse-digits --pe nope --abacus --pack", "--pack can not be combined with --abacus: it reads the digits' places"},
+        {"--pack", "--bench --bench-seq 8 --pack", "--pack can not be combined with --bench-seq: its random sequences are of one length"},
+        {"--sort-pool", "--bench --bench-seq 8 --sort-pool 4", "--sort-pool can not be combined with --bench-seq"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
         {"", "--task copy --task sum --show 1", "--task is given twice"},
     };

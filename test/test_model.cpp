@@ -22,18 +22,21 @@ static std::vector<double> random_vector(size_t n, uint64_t seed, double scale =
     return x;
 }
 
-// d loss / d x_i for every element, by central differences (x is restored)
+// d loss / d x_i for every element, by central differences (x is restored). `five_point`: the
+// fourth-order stencil (truncation ~ eps^4 |f'''''|), for a loss whose higher derivatives are
+// large, as FIRE's with its threshold near 0.01 (each derivative by m gains a factor ~1/m).
 template <typename Loss>
-static std::vector<double> numeric_gradient(std::vector<double>& x, Loss loss) {
+static std::vector<double> numeric_gradient(std::vector<double>& x, Loss loss, bool five_point = false) {
     std::vector<double> g(x.size());
+    auto at = [&](size_t i, double value) {
+        x[i] = value;
+        return loss();
+    };
     for (size_t i = 0; i < x.size(); i++) {
-        double saved = x[i];
-        x[i] = saved + FD_EPS;
-        double plus = loss();
-        x[i] = saved - FD_EPS;
-        double minus = loss();
+        double saved = x[i], h = FD_EPS;
+        double central = (at(i, saved + h) - at(i, saved - h)) / (2 * h);
+        g[i] = five_point ? (4 * central - (at(i, saved + 2 * h) - at(i, saved - 2 * h)) / (4 * h)) / 3 : central;
         x[i] = saved;
-        g[i] = (plus - minus) / (2 * FD_EPS);
     }
     return g;
 }
@@ -196,14 +199,21 @@ static void test_cope_row_backward_matches_finite_differences(void) {
 }
 
 // attention with each PE's bias plane, and the plane's gradient into the PE's parameters;
-// dropout on and off; positions 0 .. T-1 (one shared plane) and drawn (a plane per sequence).
+// dropout on and off; positions 0 .. T-1 (one shared plane), drawn (a plane per sequence), and
+// packed rows (each row two sequences, counting from their own starts, attending within).
 // CoPE's planes, one per sequence, come from q and k themselves.
 static void test_attention_backward_matches_finite_differences_for_every_pe(void) {
     const int B = 2, T = 5, C = 8, NH = 2, max_pos = 40;
     const int drawn[B * T] = {1, 4, 9, 20, 33, 0, 2, 3, 11, 39};
+    const int packed[B * T] = {0, 1, 2, 0, 1, 0, 1, 0, 1, 2}, starts[B * T] = {0, 0, 0, 3, 3, 0, 0, 2, 2, 2};
+    struct Layout {
+        const int *positions, *starts;
+        const char* name;
+    };
     for (int p = 0; p < NUM_PES; p++)
         for (const Dropout& drop : {NO_DROPOUT, TEST_DROPOUT})
-            for (const int* positions : {(const int*)nullptr, drawn}) {
+            for (Layout layout : {Layout{nullptr, nullptr, ""}, Layout{drawn, nullptr, ", drawn positions"}, Layout{packed, starts, ", packed"}}) {
+                const int* positions = layout.positions;
                 PETables tables = make_pe_tables((PEKind)p, C, NH, 0, max_pos);
                 PE pe = pe_view(tables);
                 bool context = pe_has_context_bias((PEKind)p);
@@ -212,21 +222,23 @@ static void test_attention_backward_matches_finite_differences_for_every_pe(void
                 std::vector<double> qkv = random_vector(B * T * 3 * C, 14), params = pe_params_for_test((PEKind)p, C, NH, max_pos, 15);
                 std::vector<double> dout = random_vector(B * T * C, 16), out(B * T * C), att(B * NH * T * T), bias(planes * NH * T * T);
                 auto loss = [&] {
-                    pe_bias_forward(bias.data(), params.data(), positions, pe, planes, T, NH, 0);
-                    if (context) cope_bias_forward(bias.data(), qkv.data(), params.data(), pe, B, T, C, NH, 0);
-                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, drop, key, B, T, C, NH, 0);
+                    pe_bias_forward(bias.data(), params.data(), positions, layout.starts, pe, planes, T, NH, 0);
+                    if (context) cope_bias_forward(bias.data(), qkv.data(), params.data(), layout.starts, pe, B, T, C, NH, 0);
+                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, layout.starts, drop, key, B, T, C, NH, 0);
                     return weighted_sum(out, dout);
                 };
                 loss();
                 std::vector<double> dqkv(qkv.size(), 0), dscores(att.size()), dbias(bias.size(), 0), dparams(params.size(), 0);
-                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), drop, key, B, T, C, NH);
+                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), layout.starts, drop, key, B, T, C, NH);
                 pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
-                pe_bias_backward(dparams.data(), dbias.data(), params.data(), positions, pe, planes, T, NH, params.size());
-                if (context) cope_bias_backward(dqkv.data(), dparams.data(), dscores.data(), qkv.data(), params.data(), pe, B, T, C, NH);
-                std::string label = std::string(PE_NAMES[p]) + (drop.p > 0 ? " with dropout" : "") + (positions ? ", drawn positions" : "");
+                pe_bias_backward(dparams.data(), dbias.data(), params.data(), positions, layout.starts, pe, planes, T, NH, params.size());
+                if (context)
+                    cope_bias_backward(dqkv.data(), dparams.data(), dscores.data(), qkv.data(), params.data(), layout.starts, pe, B, T, C, NH);
+                std::string label = std::string(PE_NAMES[p]) + (drop.p > 0 ? " with dropout" : "") + layout.name;
                 TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(qkv, loss).data(), dqkv.data(), qkv.size(), (label + ": dqkv").c_str());
                 if (!params.empty())
-                    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(params, loss).data(), dparams.data(), params.size(), (label + ": dparams").c_str());
+                    TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(params, loss, true).data(), dparams.data(), params.size(),
+                                             (label + ": dparams").c_str());
             }
 }
 
@@ -352,6 +364,76 @@ static void test_pe_per_layer_with_equal_tensors_is_the_shared_model(void) {
     }
 }
 
+// Three sequences (6, 3 and 2 tokens) padded to one row each, and packed as --pack lays them:
+// the first alone in row 0, the other two end to end in row 1 with one token of padding.
+struct PackedBatch {
+    static const int B = 3, T = 6, ROWS = 2;
+    int padded_tokens[B * T] = {3, 4, 5, 6, 7, 8, 9, 2, 10, PAD_ID, PAD_ID, PAD_ID, 5, 6, PAD_ID, PAD_ID, PAD_ID, PAD_ID};
+    int padded_targets[B * T] = {-1, -1, 6, 7, 8, 1, -1, 10, 1, -1, -1, -1, 6, 1, -1, -1, -1, -1};
+    int drawn[B * T] = {0, 2, 3, 5, 8, 9, 1, 4, 7, 7, 7, 7, 3, 6, 6, 6, 6, 6};  // --random-positions' draw, padding any
+    int row_of[B] = {0, 1, 1}, offset[B] = {0, 0, 3}, length[B] = {6, 3, 2};
+    int tokens[ROWS * T], targets[ROWS * T], counted[ROWS * T], carried[ROWS * T], starts[ROWS * T];
+
+    PackedBatch() {
+        for (int t = 0; t < ROWS * T; t++) tokens[t] = PAD_ID, targets[t] = -1, counted[t] = carried[t] = 0, starts[t] = 5;  // row 1's padding
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < length[b]; t++) {
+                int to = row_of[b] * T + offset[b] + t;
+                tokens[to] = padded_tokens[b * T + t], targets[to] = padded_targets[b * T + t];
+                counted[to] = t, carried[to] = drawn[b * T + t], starts[to] = offset[b];
+            }
+    }
+};
+
+// --pack: the packed rows give every real token the logits the padded batch gives it, the same
+// loss and the same gradient of every parameter (summed in another order: equal to rounding),
+// for every PE, with positions counted from each sequence's start or carried from a draw.
+static void test_packed_rows_compute_what_the_padded_batch_computes(void) {
+    PackedBatch batch;
+    const int B = PackedBatch::B, T = PackedBatch::T, ROWS = PackedBatch::ROWS;
+    for (int p = 0; p < NUM_PES; p++)
+        for (bool drawn : {false, true}) {
+            if (drawn && !pe_reads_positions((PEKind)p)) continue;
+            ModelConfig c = tiny_config((PEKind)p, 0.0f);
+            c.packed = true, c.random_positions = drawn ? 16 : 0;
+            Model m;
+            init_for_test(&m, c, B, 42);
+            std::string label = std::string(PE_NAMES[p]) + (drawn ? ", drawn positions" : "");
+            double padded_loss = model_forward(&m, batch.padded_tokens, batch.padded_targets, B, T, NO_DROPOUT, 0, {drawn ? batch.drawn : nullptr});
+            std::vector<double> padded_logits(m.act(A_LOGITS), m.act(A_LOGITS) + B * T * c.V);
+            model_backward(&m, batch.padded_tokens, batch.padded_targets, B, T, NO_DROPOUT, {drawn ? batch.drawn : nullptr});
+            std::vector<double> padded_grads = m.grads;
+            TokenPlaces packed = {drawn ? batch.carried : batch.counted, nullptr, batch.starts};
+            TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-12, padded_loss, model_forward(&m, batch.tokens, batch.targets, ROWS, T, NO_DROPOUT, 0, packed),
+                                              label.c_str());
+            for (int b = 0; b < B; b++)
+                for (int t = 0; t < batch.length[b]; t++) {
+                    const double* got = m.act(A_LOGITS) + ((size_t)batch.row_of[b] * T + batch.offset[b] + t) * c.V;
+                    TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-9, padded_logits.data() + ((size_t)b * T + t) * c.V, got, c.V, label.c_str());
+                }
+            model_backward(&m, batch.tokens, batch.targets, ROWS, T, NO_DROPOUT, packed);
+            TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-9, padded_grads.data(), m.grads.data(), m.grads.size(), label.c_str());
+        }
+}
+
+// and their gradient matches finite differences with dropout on (whose masks follow the layout)
+static void test_model_gradient_matches_finite_differences_with_packed_rows(void) {
+    PackedBatch batch;
+    for (PEKind pe : {PE_T5, PE_FIRE, PE_ROPE, PE_COPE}) {
+        ModelConfig c = tiny_config(pe, 0.3f);
+        c.packed = true;
+        Model m;
+        init_for_test(&m, c, PackedBatch::ROWS, 42);
+        Dropout drop = {0.3f, 1234, 17};
+        TokenPlaces packed = {batch.counted, nullptr, batch.starts};
+        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, PackedBatch::ROWS, PackedBatch::T, drop, 0, packed); };
+        loss();
+        model_backward(&m, batch.tokens, batch.targets, PackedBatch::ROWS, PackedBatch::T, drop, packed);
+        std::vector<double> numeric = numeric_gradient(m.params, loss);
+        TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), m.grads.data(), m.params.size(), PE_NAMES[pe]);
+    }
+}
+
 // --abacus over two PEs (one with no input of its own, one with), with training's per-sequence
 // offsets: every tensor's gradient, the Abacus table's included
 static void test_model_gradient_matches_finite_differences_with_abacus(void) {
@@ -365,9 +447,9 @@ static void test_model_gradient_matches_finite_differences_with_abacus(void) {
         m.is_digit.assign(c.V, 0);
         for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;  // a run of 3 and one of 2 in TinyBatch
         Dropout drop = {0.3f, 1234, 17};
-        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, nullptr, offsets); };
+        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, {nullptr, offsets}); };
         loss();
-        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, nullptr, offsets);
+        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, {nullptr, offsets});
         std::vector<double> numeric = numeric_gradient(m.params, loss);
         TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), m.grads.data(), m.params.size(), PE_NAMES[pe]);
         size_t at = m.layout.at(P_ABACUS, 0), n = param_numel(c, P_ABACUS);
@@ -390,9 +472,9 @@ static void test_model_gradient_matches_finite_differences_with_position_couplin
         m.is_digit.assign(c.V, 0);
         for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;
         Dropout drop = {0.3f, 1234, 17};
-        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, nullptr, starts); };
+        auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, {nullptr, starts}); };
         double coupled = loss();
-        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, nullptr, starts);
+        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, {nullptr, starts});
         std::vector<double> numeric = numeric_gradient(m.params, loss);
         TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric.data(), m.grads.data(), m.params.size(), PE_NAMES[pe]);
         m.config.position_coupling = false;
@@ -442,7 +524,7 @@ static void test_loss_tokens_divides_the_summed_loss(void) {
     model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none);
     model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none);
     std::vector<double> mean = m.grads;
-    model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none, nullptr, nullptr, 2 * count);
+    model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none, {}, 2 * count);
     TEST_ASSERT_MESSAGE(std::any_of(mean.begin(), mean.end(), [](double g) { return g != 0; }), "no gradient");
     for (size_t i = 0; i < mean.size(); i++) TEST_ASSERT_MESSAGE(2 * m.grads[i] == mean[i], "not half the mean's gradient");
 }
@@ -466,7 +548,7 @@ static void test_t5_bias_grad_sums_over_layers(void) {
     const int B = TinyBatch::B, T = TinyBatch::T, NH = m.config.NH;
     std::vector<double> layer0(n, 0), dbias0(NH * T * T, 0);
     pe_bias_plane_backward(dbias0.data(), m.act(A_D_SCORES), 1, B, T, NH);
-    pe_bias_backward(layer0.data(), dbias0.data(), m.param(P_PE_TABLE), nullptr, m.pe(), 1, T, NH, n);
+    pe_bias_backward(layer0.data(), dbias0.data(), m.param(P_PE_TABLE), nullptr, nullptr, m.pe(), 1, T, NH, n);
     double difference = 0;
     for (size_t i = 0; i < n; i++) difference = std::max(difference, std::fabs(layer0[i] - analytic[i]));
     TEST_ASSERT_GREATER_THAN(1e-6, difference);
@@ -601,6 +683,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_model_gradient_matches_finite_differences_for_every_pe);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_pe_per_layer);
     RUN_TEST(test_pe_per_layer_with_equal_tensors_is_the_shared_model);
+    RUN_TEST(test_packed_rows_compute_what_the_padded_batch_computes);
+    RUN_TEST(test_model_gradient_matches_finite_differences_with_packed_rows);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_position_coupling);
     RUN_TEST(test_cope_max_clips_positions_at_its_last_row);

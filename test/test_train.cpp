@@ -145,6 +145,59 @@ static void test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool(v
     TEST_ASSERT_MESSAGE(fresh.examples(2 * K + 1, B) == pooled.examples(2 * K + 1, B), "a fresh sampler disagrees");
 }
 
+// --pack: each sequence of the padded batch sits whole in one packed row (its tokens, targets
+// and drawn positions, counting from where it starts, which its starts name), no two overlap,
+// padding only ends a row, and the rows are fewer; with positions not drawn, each sequence's
+// count from 0.
+static void test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows(void) {
+    const int B = 16;
+    Split split = training_split(100);
+    BatchSampler sampler(7, split, 0);
+    for (bool drawn : {false, true}) {
+        Batch padded, packed;
+        sampler.fill(&padded, 3, B);
+        if (drawn) draw_positions(&padded, 64, 7, 3);
+        packed = padded;
+        pack_batch(&packed);
+        TEST_ASSERT_LESS_THAN(B, packed.B);
+        TEST_ASSERT_EQUAL_INT(padded.T, packed.T);
+        TEST_ASSERT_EQUAL_INT(padded.real_tokens, packed.real_tokens);
+        typedef std::vector<int> Column;
+        std::vector<std::vector<Column>> sequences, segments;  // tokens, targets, positions of each
+        for (int b = 0; b < B; b++) {
+            std::vector<Column> seq(3);
+            for (int t = 0; t < padded.lengths[b]; t++) {
+                size_t at = (size_t)b * padded.T + t;
+                seq[0].push_back(padded.tokens[at]), seq[1].push_back(padded.targets[at]), seq[2].push_back(drawn ? padded.positions[at] : t);
+            }
+            sequences.push_back(seq);
+        }
+        long packed_real = 0;
+        for (int row = 0; row < packed.B; row++) {
+            const int T = packed.T, used = packed.lengths[row];
+            packed_real += used;
+            for (int t = 0; t < T;) {  // one segment: the tokens that share t's start
+                int start = packed.starts[(size_t)row * T + t], end = t;
+                TEST_ASSERT_EQUAL_INT(t, start);
+                while (end < T && packed.starts[(size_t)row * T + end] == start) end++;
+                std::vector<Column> seg(3);
+                for (int k = t; k < end; k++) {
+                    size_t at = (size_t)row * T + k;
+                    seg[0].push_back(packed.tokens[at]), seg[1].push_back(packed.targets[at]), seg[2].push_back(packed.positions[at]);
+                }
+                if (t < used) segments.push_back(seg);
+                else TEST_ASSERT_MESSAGE(std::all_of(seg[0].begin(), seg[0].end(), [](int tok) { return tok == PAD_ID; }), "padding inside a row");
+                TEST_ASSERT_MESSAGE(t < used ? end <= used : end == T, "a sequence runs into the padding");
+                t = end;
+            }
+        }
+        TEST_ASSERT_EQUAL_INT(padded.real_tokens, packed_real);
+        std::sort(sequences.begin(), sequences.end());
+        std::sort(segments.begin(), segments.end());
+        TEST_ASSERT_MESSAGE(sequences == segments, drawn ? "the packed sequences differ (drawn positions)" : "the packed sequences differ");
+    }
+}
+
 // ----------------------------------------------------------------------------
 // optimisation
 
@@ -364,10 +417,11 @@ static void test_loading_into_a_different_model_is_refused(void) {
 
 // An interrupted run, resumed from its state.bin in a fresh Run (as a new process would),
 // ends with exactly the parameters and log of a run that was never interrupted.
-static void check_resume_continues_bit_exactly(int sort_pool) {
+static void check_resume_continues_bit_exactly(int sort_pool, bool pack) {
     std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
     straight.sort_pool = interrupted.sort_pool = sort_pool;
+    straight.pack = interrupted.pack = pack;
     Run a(&straight), b(&interrupted);
     prepare_quietly(&a, INT_MAX);
     prepare_quietly(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
@@ -390,11 +444,12 @@ static void check_resume_continues_bit_exactly(int sort_pool) {
     TEST_ASSERT_MESSAGE(log_a == log_c, "step and loss columns of log.tsv differ");
 }
 
-// with the paper's batches, and with --sort-pool 3 (step 8, where the run resumes, is the last
-// of a pool: the resumed sampler makes the pool again)
+// with the paper's batches, with --sort-pool 3 (step 8, where the run resumes, is the last of a
+// pool: the resumed sampler makes the pool again), and packed (--pack is saved, and restored)
 static void test_resume_continues_bit_exactly(void) {
-    check_resume_continues_bit_exactly(0);
-    check_resume_continues_bit_exactly(3);
+    check_resume_continues_bit_exactly(0, false);
+    check_resume_continues_bit_exactly(3, false);
+    check_resume_continues_bit_exactly(0, true);
 }
 
 // ----------------------------------------------------------------------------
@@ -683,6 +738,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_batches_put_targets_on_the_answer_and_eos_only);
     RUN_TEST(test_batch_order_visits_every_example_once_per_epoch_and_depends_only_on_the_step);
     RUN_TEST(test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool);
+    RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
     RUN_TEST(test_weight_decay_spares_the_t5_table_only);
