@@ -518,16 +518,20 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
     }
 }
 
-// --pack: the batch's sequences laid end to end in rows of its T tokens, each in the first row
-// with room for it (first fit, in batch order), so that padding fills only the rows' ends. Each
+// --pack: the batch's sequences laid end to end in rows of its T tokens, longest first, each in
+// the first row with room for it (first fit decreasing), so that padding fills only the rows'
+// ends and few of them. Which row a sequence lands in changes nothing it computes. Each
 // sequence attends only within itself (starts) and counts its positions from its own start (or
 // keeps those draw_positions drew), so the model computes on the packed rows what it computes on
 // the padded batch: the same loss and gradient, up to the rounding of sums taken in another
 // order. A row's padding starts a sequence of its own, which nothing reads.
 static void pack_batch(Batch* batch) {
     int T = batch->T;
+    std::vector<int> order(batch->B);  // longest first: first fit then leaves the short ones for the gaps
+    for (int b = 0; b < batch->B; b++) order[b] = b;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return batch->lengths[a] > batch->lengths[b]; });
     std::vector<int> row_of(batch->B), offset(batch->B), used;  // used: each row's tokens so far
-    for (int b = 0; b < batch->B; b++) {
+    for (int b : order) {
         int len = batch->lengths[b], row = 0;
         while (row < (int)used.size() && used[row] + len > T) row++;
         if (row == (int)used.size()) used.push_back(0);
