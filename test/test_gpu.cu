@@ -193,8 +193,8 @@ static void test_attention_matches_cpu_for_every_pe(void) {
         std::vector<float> bias(NH * T * T, 0), dbias(NH * T * T, 0);
         if (pe_has_score_bias((PEKind)p)) pe_bias_forward(bias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, 0);
         rotate_qk_forward(qkv.data(), nullptr, pe_view(tables), B, T, C, NH, 0);
-        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, TEST_DROPOUT, key, B, T, C, NH, 0);
-        attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), TEST_DROPOUT, key, B, T, C, NH);
+        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0);
+        attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH);
         pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
         pe_bias_backward(dtable.data(), dbias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, pe_param_count((PEKind)p, C, NH, T));
         rotate_qk_backward(dqkv.data(), nullptr, pe_view(tables), B, T, C, NH);
