@@ -262,7 +262,7 @@ static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions
 static const struct {
     const char* name;
     const char* before;
-} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}};
+} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"}};
 
 static bool is_setting_field(const std::string& name) {
     for (const char* f : NOT_SETTING_FIELDS)
