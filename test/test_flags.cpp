@@ -19,13 +19,14 @@
 #include "train.cu"
 #include "test/unity.h"
 
-// the directory the test started in, which holds ./train
+// the directory the test started in, which holds ./train; made once, thread-safely (the
+// workers of check_cases ask at once: as a plain static filled on first use it was a race,
+// which AddressSanitizer caught as a read of a freed string)
 static std::string cwd() {
-    static std::string dir;
-    if (dir.empty()) {
+    static const std::string dir = [] {
         char buf[4096];
-        dir = getcwd(buf, sizeof(buf)) ? buf : ".";
-    }
+        return std::string(getcwd(buf, sizeof(buf)) ? buf : ".");
+    }();
     return dir;
 }
 
