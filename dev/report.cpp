@@ -627,7 +627,7 @@ static std::string header_section(const Sweep& s, const std::vector<Method>& ran
     md += "- tasks: " + join_words(Words(tasks.begin(), tasks.end())) + "\n";
     Words names;
     for (const Method& m : ranked) names.push_back(m.name());
-    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, +coupled, or RoPE's +pi, +ntk or +yarn to its "
+    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, +coupled, +layers, or RoPE's +pi, +ntk or +yarn to its "
           "PE's name): " + (names.empty() ? std::string("none") : join_words(names)) + "\n";
     if (s.setting_fields.empty())
         md += "- settings: the runs of each task differ only in method and seed\n";
