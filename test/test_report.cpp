@@ -511,24 +511,25 @@ static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) 
     fs::remove_all(dir);
 }
 
-static void test_a_per_layer_run_is_a_rival_of_its_plain_pe(void) {
+// A wrapped run of `pe` (OOD `wrapped_ood`) is ranked in the plain run's column (OOD
+// `plain_ood`) as a method of its own, and its config field (`field`) makes no setting apart.
+static void check_a_wrapped_run_is_a_rival(const std::string& pe, const Wrappers& w, double plain_ood, double wrapped_ood,
+                                           const std::string& mrr, const std::string& field) {
     std::string dir = temp_dir();
-    write_wrapped_run(dir + "/copy-cope-s1", "copy", "cope", PLAIN, 1, 0.6);
-    write_wrapped_run(dir + "/copy-cope-layers-s1", "copy", "cope", PER_LAYER, 1, 0.3);
+    write_wrapped_run(dir + "/copy-" + pe + "-s1", "copy", pe, PLAIN, 1, plain_ood);
+    write_wrapped_run(dir + "/copy-" + pe + "-wrapped-s1", "copy", pe, w, 1, wrapped_ood);
     std::string summary = write_report(dir);
-    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: cope 1.000  cope+layers 0.500\n"), summary.c_str());
-    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("pe-per-layer=") == std::string::npos, summary.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: " + mrr + "\n"), summary.c_str());
+    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find(field + "=") == std::string::npos, summary.c_str());
     fs::remove_all(dir);
 }
 
+static void test_a_per_layer_run_is_a_rival_of_its_plain_pe(void) {
+    check_a_wrapped_run_is_a_rival("cope", PER_LAYER, 0.6, 0.3, "cope 1.000  cope+layers 0.500", "pe-per-layer");
+}
+
 static void test_a_coupled_run_is_a_rival_of_its_plain_pe(void) {
-    std::string dir = temp_dir();
-    write_wrapped_run(dir + "/copy-ape_learned-s1", "copy", "ape_learned", PLAIN, 1, 0.2);
-    write_wrapped_run(dir + "/copy-ape_learned-coupled-s1", "copy", "ape_learned", COUPLED, 1, 0.7);
-    std::string summary = write_report(dir);
-    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: ape_learned+coupled 1.000  ape_learned 0.500\n"), summary.c_str());
-    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("position-coupling=") == std::string::npos, summary.c_str());
-    fs::remove_all(dir);
+    check_a_wrapped_run_is_a_rival("ape_learned", COUPLED, 0.2, 0.7, "ape_learned+coupled 1.000  ape_learned 0.500", "position-coupling");
 }
 
 static void test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not(void) {
