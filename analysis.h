@@ -2,15 +2,17 @@
  analysis.h: what a trained model attends to, and the paper's two measures of it.
 
  Provides:
-   - AttentionDump: the attention probabilities of chosen examples, every layer and head, with
-     the file layout `./train --load FILE --dump-attention OUT` writes and the dev/ tools read
-     (README, "Attention dumps")
+   - AttentionDump: the attention probabilities of chosen examples, every layer and head (and
+     for CoPE the positions each key sits at), with the file layout `./train --load FILE
+     --dump-attention OUT` writes and the dev/ tools read (README, "Analyses")
    - attention_heatmaps_svg(): one example's heads as heatmaps, layers in rows, heads in columns
    - the §5.2 distance between two models' attention on the same examples: per layer, the
      smallest divergence over head pairs, averaged per example length (Jensen-Shannon by
      default; the paper code's variant on request)
    - the §6.1 attended-distance histogram: where each head's strongest key lies, relative to
      the query, over the answer's positions
+   - what CoPE counts: each head's mean gate per key word, and how closely its position of the
+     first key follows the count of one word, over the queries that predict the answer
 
  Attention here is post-softmax probabilities, teacher-forced on the gold sequence (prompt,
  target, <eos>), without dropout. Row t of a head holds keys 0..t (causal); the rest is 0.
@@ -30,7 +32,7 @@
 // the dump
 
 static const int32_t ATTENTION_DUMP_MAGIC = 20261124;
-static const int32_t ATTENTION_DUMP_VERSION = 1;
+static const int32_t ATTENTION_DUMP_VERSION = 2;  // 2 added the words and CoPE's positions; 1 still reads
 
 struct AttentionExample {
     int split = 0;       // 1 valid, 2 test (SplitKind)
@@ -39,26 +41,37 @@ struct AttentionExample {
     int prompt_len = 0;  // tokens before the target: the answer's first token is at prompt_len
     int T = 0;           // tokens: prompt, target, <eos>
     std::vector<int> tokens;
-    std::vector<float> probs;  // (L, NH, T, T)
+    std::vector<float> probs;      // (L, NH, T, T)
+    std::vector<float> positions;  // (L, NH, T, T): CoPE's p_tj, where query t sees key j; empty for other PEs
 
     const float* row(int NH, int layer, int head, int t) const { return probs.data() + (((size_t)layer * NH + head) * T + t) * T; }
+    const float* position_row(int NH, int layer, int head, int t) const {
+        return positions.data() + (((size_t)layer * NH + head) * T + t) * T;
+    }
 };
 
 struct AttentionDump {
     int L = 0, NH = 0;
+    bool has_positions = false;  // every example holds CoPE's positions
+    Words words;                 // token id -> word (empty in a version 1 dump)
     std::vector<AttentionExample> examples;
 };
 
-// Layout, little-endian: int32 magic, version, L, NH, number of examples; then per example
-// int32 split, index, λ, prompt_len, T, T tokens, and L·NH·T·T float32 probabilities.
+// Layout, little-endian: int32 magic, version, L, NH, number of examples, number of words,
+// has_positions (0 or 1); each word as int32 byte count and its bytes; then per example int32
+// split, index, λ, prompt_len, T, T tokens, L·NH·T·T float32 probabilities, and with
+// has_positions L·NH·T·T float32 positions. (Version 1 had neither the words nor the positions,
+// nor their two header fields.)
 inline void write_attention_dump(const std::string& path, const AttentionDump& d) {
     FILE* f = fopen(path.c_str(), "wb");
     if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
     auto ints = [&](std::vector<int32_t> v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
-    bool written = ints({ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, d.L, d.NH, (int32_t)d.examples.size()});
+    auto floats = [&](const std::vector<float>& v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
+    bool written = ints({ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, d.L, d.NH, (int32_t)d.examples.size(), (int32_t)d.words.size(), d.has_positions});
+    for (const std::string& w : d.words) written = written && ints({(int32_t)w.size()}) && fwrite(w.data(), 1, w.size(), f) == w.size();
     for (const AttentionExample& e : d.examples)
         written = written && ints({e.split, e.index, e.length, e.prompt_len, e.T}) && ints(std::vector<int32_t>(e.tokens.begin(), e.tokens.end())) &&
-                  fwrite(e.probs.data(), 4, e.probs.size(), f) == e.probs.size();
+                  floats(e.probs) && (!d.has_positions || floats(e.positions));
     written = written && fflush(f) == 0;
     int error = errno;
     if (fclose(f) != 0 || !written) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
@@ -72,20 +85,38 @@ inline AttentionDump read_attention_dump(const std::string& path) {
         if (fread(v.data(), 4, n, f) != n) fclose(f), fail("%s is truncated", path.c_str());
         return v;
     };
+    auto floats = [&](size_t n) {
+        std::vector<float> v(n);
+        if (fread(v.data(), 4, n, f) != n) fclose(f), fail("%s is truncated", path.c_str());
+        return v;
+    };
     std::vector<int32_t> h = ints(5);
-    if (h[0] != ATTENTION_DUMP_MAGIC || h[1] != ATTENTION_DUMP_VERSION) fclose(f), fail("%s is not an attention dump of version %d", path.c_str(), ATTENTION_DUMP_VERSION);
+    if (h[0] != ATTENTION_DUMP_MAGIC || h[1] < 1 || h[1] > ATTENTION_DUMP_VERSION)
+        fclose(f), fail("%s is not an attention dump of version 1 to %d", path.c_str(), ATTENTION_DUMP_VERSION);
+    std::vector<int32_t> more = h[1] >= 2 ? ints(2) : std::vector<int32_t>{0, 0};  // words, has_positions
     AttentionDump d;
-    d.L = h[2], d.NH = h[3];
-    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0) fclose(f), fail("%s has an impossible header", path.c_str());
+    d.L = h[2], d.NH = h[3], d.has_positions = more[1] == 1;
+    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0 || more[0] < 0 || more[0] > 1 << 20 || more[1] < 0 || more[1] > 1)
+        fclose(f), fail("%s has an impossible header", path.c_str());
+    for (int i = 0; i < more[0]; i++) {
+        int32_t bytes = ints(1)[0];
+        if (bytes < 0 || bytes > 4096) fclose(f), fail("%s: word %d has an impossible size", path.c_str(), i);
+        std::string w(bytes, '\0');
+        if (fread(&w[0], 1, bytes, f) != (size_t)bytes) fclose(f), fail("%s is truncated", path.c_str());
+        d.words.push_back(w);
+    }
     for (int i = 0; i < h[4]; i++) {
         std::vector<int32_t> e = ints(5);
         AttentionExample x;
         x.split = e[0], x.index = e[1], x.length = e[2], x.prompt_len = e[3], x.T = e[4];
-        if (x.T < 1 || x.T > 65536 || x.prompt_len < 0 || x.prompt_len > x.T) fclose(f), fail("%s: example %d has an impossible size", path.c_str(), i);
+        if (x.T < 1 || x.T > 65536 || x.prompt_len < 0 || x.prompt_len > x.T || x.split < 0 || x.split > 2)
+            fclose(f), fail("%s: example %d has an impossible size or split", path.c_str(), i);
         std::vector<int32_t> tokens = ints(x.T);
         x.tokens.assign(tokens.begin(), tokens.end());
-        x.probs.resize((size_t)d.L * d.NH * x.T * x.T);
-        if (fread(x.probs.data(), 4, x.probs.size(), f) != x.probs.size()) fclose(f), fail("%s is truncated", path.c_str());
+        for (int token : x.tokens)
+            if (token < 0 || (!d.words.empty() && token >= (int)d.words.size())) fclose(f), fail("%s: example %d has token %d, not a word", path.c_str(), i, token);
+        x.probs = floats((size_t)d.L * d.NH * x.T * x.T);
+        if (d.has_positions) x.positions = floats(x.probs.size());
         d.examples.push_back(std::move(x));
     }
     fclose(f);
@@ -204,4 +235,55 @@ inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int
                 }
     }
     return histogram;
+}
+
+// ----------------------------------------------------------------------------
+// what CoPE counts
+
+// One head of a CoPE model over the queries that predict the answer's words (t = prompt_len - 1
+// .. T - 3; the one before <eos> is left out: what a head does there need not be the answer's
+// computation, and with one-word answers it would be half the queries). Key j's gate is the step its position takes, g_tj = p_tj -
+// p_t,j+1 (p_t,t+1 = 0), so a head that counts a word opens its gates on that word alone, and
+// its position of the first key, p_t0, is that word's count in keys 0..t.
+struct CopeHead {
+    std::vector<double> gate_sum;  // token id -> the gates of its keys, summed
+    std::vector<long> keys;        // token id -> how many (query, key) pairs hold it
+    int counted = -1;              // the token whose count in keys 0..t p_t0 follows best (-1: none varies)
+    double r = 0;                  // Pearson correlation of p_t0 with that count, over the queries
+    double slope = 0, intercept = 0;  // the least-squares line p_t0 = slope * count + intercept
+    double p_max[3] = {0, 0, 0};   // the largest p_t0 in each split (index 1 valid, 2 test)
+
+    double mean_gate(int token) const { return keys[token] ? gate_sum[token] / keys[token] : 0; }
+};
+
+inline CopeHead cope_head(const AttentionDump& d, int layer, int head) {
+    if (!d.has_positions) fail("the dump holds no CoPE positions (it was not dumped from a --pe cope model)");
+    int V = (int)d.words.size();
+    for (const AttentionExample& e : d.examples) V = std::max(V, *std::max_element(e.tokens.begin(), e.tokens.end()) + 1);
+    CopeHead c;
+    c.gate_sum.assign(V, 0), c.keys.assign(V, 0);
+    // sums for each token's regression of p_t0 on its count: n, Σp, Σp², and Σc, Σc², Σpc per token
+    double n = 0, sp = 0, spp = 0;
+    std::vector<double> sc(V, 0), scc(V, 0), spc(V, 0);
+    for (const AttentionExample& e : d.examples)
+        for (int t = std::max(0, e.prompt_len - 1); t <= e.T - 3; t++) {
+            const float* p = e.position_row(d.NH, layer, head, t);
+            std::vector<double> count(V, 0);
+            for (int j = 0; j <= t; j++) {
+                c.gate_sum[e.tokens[j]] += p[j] - (j < t ? p[j + 1] : 0.0f);
+                c.keys[e.tokens[j]]++;
+                count[e.tokens[j]]++;
+            }
+            n++, sp += p[0], spp += (double)p[0] * p[0];
+            for (int w = 0; w < V; w++) sc[w] += count[w], scc[w] += count[w] * count[w], spc[w] += p[0] * count[w];
+            c.p_max[e.split] = std::max(c.p_max[e.split], (double)p[0]);
+        }
+    double var_p = n * spp - sp * sp;
+    for (int w = 0; w < V; w++) {
+        double var_c = n * scc[w] - sc[w] * sc[w], cov = n * spc[w] - sp * sc[w];
+        if (var_c <= 0 || var_p <= 0) continue;  // a count (or a position) that never varies says nothing
+        double r = cov / sqrt(var_c * var_p);
+        if (c.counted < 0 || r > c.r) c.counted = w, c.r = r, c.slope = cov / var_c, c.intercept = (sp - c.slope * sc[w]) / n;
+    }
+    return c;
 }

@@ -1314,14 +1314,15 @@ static void run_training(RunConfig* c) {
 
 // --dump-attention: the first N examples of every length of valid (in-distribution lengths) and
 // of test (the longer ones), teacher-forced on the CPU one at a time, every layer's and head's
-// probabilities into one file (analysis.h), and heatmaps of the first valid and the first test
-// example beside it (FILE.valid.svg, FILE.test.svg).
+// probabilities (and CoPE's positions) into one file (analysis.h), and heatmaps of the first
+// valid and the first test example beside it (FILE.valid.svg, FILE.test.svg).
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
     if (c.rope_scaling != ROPE_UNSCALED) fail("--dump-attention dumps the model as trained: it does not take --rope-scaling");
     Model& m = r->model;  // the host copy: on the CPU, batch 1 fits whatever device trained it
+    const ModelConfig& mc = m.config;
     AttentionDump dump;
-    dump.L = m.config.L, dump.NH = m.config.NH;
+    dump.L = mc.L, dump.NH = mc.NH, dump.has_positions = pe_has_context_bias(mc.pe), dump.words = r->data.vocab.words;
     for (SplitKind kind : {SPLIT_VALID, SPLIT_TEST}) {
         const Split& split = r->data.splits[kind];
         std::map<int, int> taken;  // λ -> examples dumped
@@ -1331,7 +1332,13 @@ static void dump_attention(Run* r) {
             e.split = kind, e.index = i, e.length = split.length[i], e.prompt_len = split.prompt_len[i], e.T = split.example_len(i);
             e.tokens.assign(split.example(i), split.example(i) + e.T);
             model_forward(&m, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
-            for (int l = 0; l < m.config.L; l++) e.probs.insert(e.probs.end(), m.act(A_ATT, l), m.act(A_ATT, l) + (size_t)m.config.NH * e.T * e.T);
+            size_t plane = (size_t)mc.NH * e.T * e.T;
+            for (int l = 0; l < mc.L; l++) e.probs.insert(e.probs.end(), m.act(A_ATT, l), m.act(A_ATT, l) + plane);
+            if (dump.has_positions) {
+                e.positions.resize(mc.L * plane);
+                for (int l = 0; l < mc.L; l++)
+                    cope_positions(e.positions.data() + l * plane, m.act(A_QKV, l), m.param(P_PE_TABLE, l), m.pe(), e.T, mc.C, mc.NH);
+            }
             dump.examples.push_back(std::move(e));
         }
     }
@@ -1341,7 +1348,7 @@ static void dump_attention(Run* r) {
         for (const AttentionExample& e : dump.examples)
             if (!first && e.split == kind) first = &e;
         Words words;
-        for (int token : first->tokens) words.push_back(r->data.vocab.words[token]);
+        for (int token : first->tokens) words.push_back(dump.words[token]);
         std::string title = c.task + " / " + c.pe + ": " + SPLIT_NAMES[kind] + " example " + std::to_string(first->index) + ", length " +
                             std::to_string(first->length);
         write_text(c.dump_attention + "." + SPLIT_NAMES[kind] + ".svg", attention_heatmaps_svg(*first, dump.L, dump.NH, words, title));

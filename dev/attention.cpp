@@ -15,6 +15,13 @@
        Writes DIR/histogram.tsv (the fraction of (query, layer, head) in each bin) and
        DIR/histogram.svg.
 
+   dev/attention positions --out DIR LABEL=DUMP.bin [...]
+       What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
+       queries that predict the answer, the mean gate of the keys holding each word, and the
+       word whose count in keys 0..t the head's position of the first key, p_t0, follows best
+       (Pearson r, the least-squares line, and the largest p_t0 in valid and in test). Writes
+       DIR/gates.tsv and DIR/counting.tsv, and prints each head's line.
+
  Dumps compared by `distance` must hold the same examples: dump them from runs of one task and
  data seed, with the same --dump-per-length.
 */
@@ -165,12 +172,45 @@ static void histogram_command(const AttentionArgs& a) {
     printf("wrote %s/histogram.tsv and %s/histogram.svg\n", a.out.c_str(), a.out.c_str());
 }
 
+static void positions_command(const AttentionArgs& a) {
+    if (a.inputs.empty()) fail("positions needs at least one LABEL=DUMP.bin");
+    std::string gates = "label\tlayer\thead\tword\tkeys\tmean_gate\n";
+    std::string counting = "label\tlayer\thead\tcounted\tr\tslope\tintercept\tp_max_valid\tp_max_test\n";
+    for (const std::string& input : a.inputs) {
+        Labelled l = read_labelled(input);
+        auto word = [&](int token) { return token < (int)l.dump.words.size() ? l.dump.words[token] : "#" + std::to_string(token); };
+        printf("%s:\n", l.label.c_str());
+        for (int layer = 0; layer < l.dump.L; layer++)
+            for (int head = 0; head < l.dump.NH; head++) {
+                CopeHead c = cope_head(l.dump, layer, head);
+                std::vector<int> seen;  // the words its keys held, most open gate first
+                for (int w = 0; w < (int)c.keys.size(); w++)
+                    if (c.keys[w]) seen.push_back(w);
+                std::stable_sort(seen.begin(), seen.end(), [&](int x, int y) { return c.mean_gate(x) > c.mean_gate(y); });
+                for (int w : seen)
+                    gates += format_text("%s\t%d\t%d\t%s\t%ld\t%.4f\n", l.label.c_str(), layer, head, word(w).c_str(), c.keys[w], c.mean_gate(w));
+                std::string counted = c.counted < 0 ? "-" : word(c.counted);
+                counting += format_text("%s\t%d\t%d\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), c.r, c.slope,
+                                        c.intercept, c.p_max[1], c.p_max[2]);
+                std::string line = format_text("  layer %d head %d: p_t0 = %.2f x count('%s') %+.2f (r %.3f), up to %.1f in valid, %.1f in test; gates", layer,
+                                               head, c.slope, counted.c_str(), c.intercept, c.r, c.p_max[1], c.p_max[2]);
+                for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word(seen[k]).c_str(), c.mean_gate(seen[k]));
+                printf("%s%s\n", line.c_str(), seen.size() > 6 ? " ..." : "");
+            }
+    }
+    write_text(a.out + "/gates.tsv", gates);
+    write_text(a.out + "/counting.tsv", counting);
+    printf("wrote %s/gates.tsv and %s/counting.tsv\n", a.out.c_str(), a.out.c_str());
+}
+
 static void attention_main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
-    if (command != "distance" && command != "histogram") fail("usage: dev/attention distance|histogram --out DIR ... (see dev/attention.cpp)");
+    if (command != "distance" && command != "histogram" && command != "positions")
+        fail("usage: dev/attention distance|histogram|positions --out DIR ... (see dev/attention.cpp)");
     AttentionArgs a = parse_attention_args(argc, argv);
     if (command == "distance") distance_command(a);
-    else histogram_command(a);
+    else if (command == "histogram") histogram_command(a);
+    else positions_command(a);
 }
 
 #ifndef TESTING

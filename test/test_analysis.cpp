@@ -101,6 +101,93 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_THROWS_WITH(write_attention_dump("/dev/full", d), "can not write /dev/full: No space left on device");
 }
 
+// version 2 keeps the words and CoPE's positions; a version 1 dump (neither) still reads
+static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 2, d.has_positions = true, d.words = {"<pad>", "<eos>", "a", "b", "c", "d", "e"};
+    d.examples.push_back(one_hot_example(5, 1, 2, 2, 3, to_self));
+    for (size_t k = 0; k < d.examples[0].probs.size(); k++) d.examples[0].positions.push_back(0.25f * k);
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    write_attention_dump(dir + "/v2.bin", d);
+    AttentionDump back = read_attention_dump(dir + "/v2.bin");
+    TEST_ASSERT_MESSAGE(back.has_positions && back.words == d.words, "header");
+    TEST_ASSERT_MESSAGE(back.examples[0].positions == d.examples[0].positions && back.examples[0].probs == d.examples[0].probs, "tensors");
+    // version 1: magic, 1, L, NH, examples; then the example without positions
+    const AttentionExample& e = d.examples[0];
+    FILE* f = fopen((dir + "/v1.bin").c_str(), "wb");
+    std::vector<int32_t> ints = {ATTENTION_DUMP_MAGIC, 1, 1, 2, 1, e.split, e.index, e.length, e.prompt_len, e.T};
+    ints.insert(ints.end(), e.tokens.begin(), e.tokens.end());
+    fwrite(ints.data(), 4, ints.size(), f);
+    fwrite(e.probs.data(), 4, e.probs.size(), f);
+    fclose(f);
+    AttentionDump v1 = read_attention_dump(dir + "/v1.bin");
+    TEST_ASSERT_MESSAGE(!v1.has_positions && v1.words.empty() && v1.examples[0].probs == e.probs && v1.examples[0].tokens == e.tokens, "version 1");
+    TEST_ASSERT_THROWS_WITH(cope_head(v1, 0, 0), "the dump holds no CoPE positions");
+    // a token past the words is refused, not read out of bounds
+    d.words.resize(4);
+    write_attention_dump(dir + "/bad.bin", d);
+    TEST_ASSERT_THROWS_WITH(read_attention_dump(dir + "/bad.bin"), "example 0 has token 4, not a word");
+}
+
+// CoPE examples over words x, y, z whose head opens its gates on y alone: position p_tj is the
+// count of y in keys j..t, so p_t0 follows count(y) with slope 1, intercept 0 and r = 1
+static AttentionExample counting_example(int split, const std::vector<int>& tokens, int prompt_len) {
+    AttentionExample e;
+    e.split = split, e.length = (int)tokens.size() - 1, e.prompt_len = prompt_len, e.T = (int)tokens.size(), e.tokens = tokens;
+    int T = e.T;
+    e.probs.assign((size_t)T * T, 0);
+    e.positions.assign((size_t)T * T, 0);
+    for (int t = 0; t < T; t++) {
+        float p = 0;
+        for (int j = t; j >= 0; j--) e.positions[(size_t)t * T + j] = p += tokens[j] == 1 ? 1.0f : 0.0f;
+    }
+    return e;
+}
+
+static void test_cope_head_finds_the_counted_word(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1, d.has_positions = true, d.words = {"x", "y", "z"};
+    // the queries that predict the answer: t = prompt_len - 1 .. T - 3 (the last two tokens are
+    // the answer's last word and <eos>); the y after them are never counted
+    d.examples.push_back(counting_example(1, {0, 1, 1, 2, 0, 1, 1}, 3));  // queries t = 2, 3, 4: counts 2, 2, 2
+    d.examples.push_back(counting_example(2, {1, 0, 0, 2, 1, 1, 0}, 2));  // t = 1 .. 4: counts 1, 1, 1, 2
+    d.examples.push_back(counting_example(2, {2, 0, 0, 0, 0, 1, 1}, 4));  // t = 3, 4: counts 0, 0
+    CopeHead c = cope_head(d, 0, 0);
+    TEST_ASSERT_EQUAL_INT(1, c.counted);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.r);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.slope);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.0, c.intercept);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max[1]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max[2]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, c.mean_gate(1));
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, c.mean_gate(0));
+    // keys of y: 2 + 2 + 2 (t = 2, 3, 4 of the first), 1 + 1 + 1 + 2 (second), none (third)
+    TEST_ASSERT_EQUAL_INT(11, c.keys[1]);
+    TEST_ASSERT_EQUAL_INT(3 + 4 + 5 + 2 + 3 + 4 + 5 + 4 + 5, c.keys[0] + c.keys[1] + c.keys[2]);
+
+    // dev/attention positions: the same numbers in its tables
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    write_attention_dump(dir + "/cope.bin", d);
+    std::string out = dir + "/out", in = "counts-y=" + dir + "/cope.bin";
+    const char* argv[] = {"attention", "positions", "--out", out.c_str(), in.c_str()};
+    {
+        Silence quiet;
+        attention_main(5, (char**)argv);
+    }
+    std::ifstream tsv(out + "/counting.tsv");
+    std::string text((std::istreambuf_iterator<char>(tsv)), std::istreambuf_iterator<char>());
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tcounted\tr\tslope\tintercept\tp_max_valid\tp_max_test\n"
+                             "counts-y\t0\t0\ty\t1.0000\t1.0000\t0.0000\t2.000\t2.000\n",
+                             text.c_str());
+    std::ifstream g(out + "/gates.tsv");
+    text.assign((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tword\tkeys\tmean_gate\ncounts-y\t0\t0\ty\t11\t1.0000\n"
+                             "counts-y\t0\t0\tx\t18\t0.0000\ncounts-y\t0\t0\tz\t6\t0.0000\n",
+                             text.c_str());
+}
+
 // dev/attention on two hand-built dumps: the tables hold the values the measures give
 static void test_dev_attention_writes_the_tables_and_plots(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
@@ -142,33 +229,54 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
 // ----------------------------------------------------------------------------
 // a real model
 
+// a tiny copy_cmc run of `pe` (4 steps) in dir/run: its model.bin
+static std::string tiny_trained_model(const std::string& dir, const char* pe) {
+    RunConfig c;
+    c.task = "copy_cmc", c.pe = pe;
+    c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = 4, c.eval_every = 2, c.batch = 8;
+    c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
+    c.out = dir + "/run";
+    Run r(&c);
+    Silence quiet;
+    prepare_run(&r);
+    train(&r, INT_MAX);
+    return c.out + "/model.bin";
+}
+
+// ./train --load MODEL --dump-attention DUMP --dump-per-length 2, read back
+static AttentionDump dump_attention_of(const std::string& model, const std::string& dump) {
+    const char* argv[] = {"train", "--load", model.c_str(), "--dump-attention", dump.c_str(), "--dump-per-length", "2"};
+    {
+        Silence quiet;
+        run(7, (char**)argv);
+    }
+    return read_attention_dump(dump);
+}
+
+// the checkpoint built into *r as --load builds it (r's config is *c)
+static void load_model(const std::string& model, Run* r, RunConfig* c) {
+    Header h = read_checkpoint_header(model);
+    r->progress = restore_run(h, c);
+    c->model = header_preset(h);
+    resolve_config(c);
+    {
+        Silence quiet;
+        build(r);
+    }
+    load_checkpoint(model, h, &r->model);
+}
+
 // --dump-attention on a tiny trained run: up to N examples of every length of valid and test,
 // rows that are distributions over keys 0..t, probabilities equal to a fresh forward pass, and
 // two heatmaps with the words on the axes
 static void test_dump_attention_of_a_trained_model(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    RunConfig c;
-    c.task = "copy_cmc", c.pe = "alibi";
-    c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = 4, c.eval_every = 2, c.batch = 8;
-    c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
-    c.out = dir + "/run";
-    {
-        Run r(&c);
-        Silence quiet;
-        prepare_run(&r);
-        train(&r, INT_MAX);
-    }
-    RunConfig load;
-    load.load = c.out + "/model.bin", load.dump_attention = dir + "/att.bin", load.dump_per_length = 2;
-    const char* argv[] = {"train", "--load", load.load.c_str(), "--dump-attention", load.dump_attention.c_str(), "--dump-per-length", "2"};
-    {
-        Silence quiet;
-        run(7, (char**)argv);
-    }
-    AttentionDump d = read_attention_dump(load.dump_attention);
+    std::string model = tiny_trained_model(dir, "alibi");
+    AttentionDump d = dump_attention_of(model, dir + "/att.bin");
     TEST_ASSERT_EQUAL_INT(2, d.L);
     TEST_ASSERT_EQUAL_INT(2, d.NH);
+    TEST_ASSERT_FALSE(d.has_positions);  // ALiBi has no contextual positions
     std::map<std::pair<int, int>, int> per_length;
     for (const AttentionExample& e : d.examples) per_length[{e.split, e.length}]++;
     for (const auto& kv : per_length) TEST_ASSERT_LESS_THAN(3, kv.second);
@@ -184,23 +292,50 @@ static void test_dump_attention_of_a_trained_model(void) {
                     for (int j = t + 1; j < e.T; j++) TEST_ASSERT_EQUAL_INT(0, row[j]);
                 }
     // the probabilities are the model's: a fresh forward of the first example gives them again
-    Header h = read_checkpoint_header(load.load);
     RunConfig again;
     Run r(&again);
-    r.progress = restore_run(h, &again);
-    again.model = header_preset(h);
-    resolve_config(&again);
-    {
-        Silence quiet;
-        build(&r);
-    }
-    load_checkpoint(load.load, h, &r.model);
+    load_model(model, &r, &again);
+    TEST_ASSERT_MESSAGE(d.words == r.data.vocab.words, "the task's words");
     const AttentionExample& e = d.examples[0];
     model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_ATT, 1), e.probs.data() + (size_t)d.NH * e.T * e.T, (size_t)d.NH * e.T * e.T, "layer 1");
-    std::ifstream svg(load.dump_attention + ".test.svg");
+    std::ifstream svg(dir + "/att.bin.test.svg");
     std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
+}
+
+// A CoPE model's dump holds its positions: p_tj = sum_{k=j..t} sigmoid(q_t . k_k), computed here
+// from a fresh forward's q and k, for every layer, head, query and key of a valid and a test
+// example (float storage: 1e-5 relative)
+static void test_dump_attention_of_a_cope_model_holds_its_positions(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "cope");
+    AttentionDump d = dump_attention_of(model, dir + "/att.bin");
+    TEST_ASSERT_TRUE(d.has_positions);
+    RunConfig again;
+    Run r(&again);
+    load_model(model, &r, &again);
+    int C = r.model.config.C, HS = C / d.NH;
+    for (const AttentionExample* e : {&d.examples.front(), &d.examples.back()}) {
+        model_forward(&r.model, e->tokens.data(), nullptr, 1, e->T, NO_DROPOUT);
+        for (int l = 0; l < d.L; l++)
+            for (int h = 0; h < d.NH; h++)
+                for (int t = 0; t < e->T; t++) {
+                    const real* q = r.model.act(A_QKV, l) + (size_t)t * 3 * C + h * HS;
+                    const float* row = e->position_row(d.NH, l, h, t);
+                    double p = 0;
+                    for (int j = t; j >= 0; j--) {
+                        const real* k = r.model.act(A_QKV, l) + (size_t)j * 3 * C + C + h * HS;
+                        double qk = 0;
+                        for (int x = 0; x < HS; x++) qk += q[x] * k[x];
+                        p += 1 / (1 + exp(-qk));
+                        TEST_ASSERT_DOUBLE_WITHIN(1e-5 * p, p, row[j]);
+                    }
+                    for (int j = t + 1; j < e->T; j++) TEST_ASSERT_EQUAL_INT(0, row[j]);
+                }
+    }
+    TEST_ASSERT_EQUAL_INT(2, d.examples.back().split);
 }
 
 int main(int argc, char** argv) {
@@ -210,7 +345,10 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attention_distance_takes_the_closest_heads_per_layer);
     RUN_TEST(test_attended_distance_histogram_of_known_patterns);
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
+    RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);
+    RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);
+    RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_positions);
     return UNITY_END();
 }
