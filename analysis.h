@@ -12,7 +12,8 @@
    - the §6.1 attended-distance histogram: where each head's strongest key lies, relative to
      the query, over the answer's positions
    - what CoPE counts: each head's mean gate per key word, and how closely its position of the
-     first key follows the count of one word, over the queries that predict the answer
+     first key follows the count of one word, over the queries that predict the answer; and its
+     table row by row (which rows training left at zero, and where the rows alternate)
 
  Attention here is post-softmax probabilities, teacher-forced on the gold sequence (prompt,
  target, <eos>), without dropout. Row t of a head holds keys 0..t (causal); the rest is 0.
@@ -32,7 +33,7 @@
 // the dump
 
 static const int32_t ATTENTION_DUMP_MAGIC = 20261124;
-static const int32_t ATTENTION_DUMP_VERSION = 2;  // 2 added the words and CoPE's positions; 1 still reads
+static const int32_t ATTENTION_DUMP_VERSION = 2;  // 2 added the words and CoPE's positions and table; 1 still reads
 
 struct AttentionExample {
     int split = 0;       // 1 valid, 2 test (SplitKind)
@@ -52,16 +53,22 @@ struct AttentionExample {
 
 struct AttentionDump {
     int L = 0, NH = 0;
-    bool has_positions = false;  // every example holds CoPE's positions
+    bool has_positions = false;  // every example holds CoPE's positions, and the dump CoPE's table
     Words words;                 // token id -> word (empty in a version 1 dump)
+    // CoPE's table e, the rows the positions read: one for every layer, or one per layer (--pe-per-layer)
+    int table_copies = 0, table_rows = 0, table_width = 0;
+    std::vector<float> table;  // (copies, rows, width)
+
+    const float* table_row(int copy, int row) const { return table.data() + ((size_t)copy * table_rows + row) * table_width; }
     std::vector<AttentionExample> examples;
 };
 
 // Layout, little-endian: int32 magic, version, L, NH, number of examples, number of words,
-// has_positions (0 or 1); each word as int32 byte count and its bytes; then per example int32
+// has_positions (0 or 1); each word as int32 byte count and its bytes; with has_positions, int32
+// table copies, rows, width and the table's copies·rows·width float32; then per example int32
 // split, index, λ, prompt_len, T, T tokens, L·NH·T·T float32 probabilities, and with
-// has_positions L·NH·T·T float32 positions. (Version 1 had neither the words nor the positions,
-// nor their two header fields.)
+// has_positions L·NH·T·T float32 positions. (Version 1 had no words, positions or table, nor
+// the two header fields that count them.)
 inline void write_attention_dump(const std::string& path, const AttentionDump& d) {
     FILE* f = fopen(path.c_str(), "wb");
     if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
@@ -69,6 +76,7 @@ inline void write_attention_dump(const std::string& path, const AttentionDump& d
     auto floats = [&](const std::vector<float>& v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
     bool written = ints({ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, d.L, d.NH, (int32_t)d.examples.size(), (int32_t)d.words.size(), d.has_positions});
     for (const std::string& w : d.words) written = written && ints({(int32_t)w.size()}) && fwrite(w.data(), 1, w.size(), f) == w.size();
+    if (d.has_positions) written = written && ints({d.table_copies, d.table_rows, d.table_width}) && floats(d.table);
     for (const AttentionExample& e : d.examples)
         written = written && ints({e.split, e.index, e.length, e.prompt_len, e.T}) && ints(std::vector<int32_t>(e.tokens.begin(), e.tokens.end())) &&
                   floats(e.probs) && (!d.has_positions || floats(e.positions));
@@ -104,6 +112,13 @@ inline AttentionDump read_attention_dump(const std::string& path) {
         std::string w(bytes, '\0');
         if (fread(&w[0], 1, bytes, f) != (size_t)bytes) fclose(f), fail("%s is truncated", path.c_str());
         d.words.push_back(w);
+    }
+    if (d.has_positions) {
+        std::vector<int32_t> shape = ints(3);
+        d.table_copies = shape[0], d.table_rows = shape[1], d.table_width = shape[2];
+        if (d.table_copies < 1 || d.table_copies > d.L || d.table_rows < 1 || d.table_rows > 65536 || d.table_width < 1 || d.table_width > 65536)
+            fclose(f), fail("%s has an impossible CoPE table", path.c_str());
+        d.table = floats((size_t)d.table_copies * d.table_rows * d.table_width);
     }
     for (int i = 0; i < h[4]; i++) {
         std::vector<int32_t> e = ints(5);
@@ -286,4 +301,27 @@ inline CopeHead cope_head(const AttentionDump& d, int layer, int head) {
         if (c.counted < 0 || r > c.r) c.counted = w, c.r = r, c.slope = cov / var_c, c.intercept = (sp - c.slope * sc[w]) / n;
     }
     return c;
+}
+
+// CoPE's table row by row: each row's norm, and its cosine with the row before (0 where either
+// is zero). A row training never read keeps its zero init exactly, since AdamW's decay of a zero
+// is zero; rows whose sign flips from one to the next give a head that reads them the parity
+// of what it counts.
+struct CopeTableRow {
+    double norm = 0, cos_previous = 0;
+};
+
+inline std::vector<CopeTableRow> cope_table_rows(const AttentionDump& d, int copy) {
+    std::vector<CopeTableRow> rows(d.table_rows);
+    for (int m = 0; m < d.table_rows; m++) {
+        const float* e = d.table_row(copy, m);
+        double dot_previous = 0, square = 0;
+        for (int x = 0; x < d.table_width; x++) square += (double)e[x] * e[x];
+        rows[m].norm = sqrt(square);
+        if (m == 0) continue;
+        const float* before = d.table_row(copy, m - 1);
+        for (int x = 0; x < d.table_width; x++) dot_previous += (double)e[x] * before[x];
+        if (rows[m].norm > 0 && rows[m - 1].norm > 0) rows[m].cos_previous = dot_previous / (rows[m].norm * rows[m - 1].norm);
+    }
+    return rows;
 }

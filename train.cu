@@ -1314,7 +1314,7 @@ static void run_training(RunConfig* c) {
 
 // --dump-attention: the first N examples of every length of valid (in-distribution lengths) and
 // of test (the longer ones), teacher-forced on the CPU one at a time, every layer's and head's
-// probabilities (and CoPE's positions) into one file (analysis.h), and heatmaps of the first
+// probabilities (and CoPE's positions and table) into one file (analysis.h), and heatmaps of the first
 // valid and the first test example beside it (FILE.valid.svg, FILE.test.svg).
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
@@ -1323,6 +1323,11 @@ static void dump_attention(Run* r) {
     const ModelConfig& mc = m.config;
     AttentionDump dump;
     dump.L = mc.L, dump.NH = mc.NH, dump.has_positions = pe_has_context_bias(mc.pe), dump.words = r->data.vocab.words;
+    if (dump.has_positions) {
+        dump.table_copies = param_copies(mc, P_PE_TABLE), dump.table_rows = m.pe().max_pos, dump.table_width = mc.HS();
+        for (int l = 0; l < dump.table_copies; l++)
+            dump.table.insert(dump.table.end(), m.param(P_PE_TABLE, l), m.param(P_PE_TABLE, l) + (size_t)dump.table_rows * dump.table_width);
+    }
     for (SplitKind kind : {SPLIT_VALID, SPLIT_TEST}) {
         const Split& split = r->data.splits[kind];
         std::map<int, int> taken;  // λ -> examples dumped

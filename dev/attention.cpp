@@ -19,8 +19,10 @@
        What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
        queries that predict the answer, the mean gate of the keys holding each word, and the
        word whose count in keys 0..t the head's position of the first key, p_t0, follows best
-       (Pearson r, the least-squares line, and the largest p_t0 in valid and in test). Writes
-       DIR/gates.tsv and DIR/counting.tsv, and prints each head's line.
+       (Pearson r, the least-squares line, and the largest p_t0 in valid and in test); and
+       CoPE's table row by row: its norm and cosine with the row before (rows training never
+       read are still zero; rows that flip sign give a head the parity of its count). Writes
+       DIR/gates.tsv, DIR/counting.tsv and DIR/table.tsv, and prints a line per head and table.
 
  Dumps compared by `distance` must hold the same examples: dump them from runs of one task and
  data seed, with the same --dump-per-length.
@@ -172,35 +174,61 @@ static void histogram_command(const AttentionArgs& a) {
     printf("wrote %s/histogram.tsv and %s/histogram.svg\n", a.out.c_str(), a.out.c_str());
 }
 
+// each head of one CoPE dump: its lines of gates.tsv and counting.tsv, and one printed line
+static void describe_heads(const Labelled& l, std::string* gates, std::string* counting) {
+    auto word = [&](int token) { return token < (int)l.dump.words.size() ? l.dump.words[token] : "#" + std::to_string(token); };
+    for (int layer = 0; layer < l.dump.L; layer++)
+        for (int head = 0; head < l.dump.NH; head++) {
+            CopeHead c = cope_head(l.dump, layer, head);
+            std::vector<int> seen;  // the words its keys held, most open gate first
+            for (int w = 0; w < (int)c.keys.size(); w++)
+                if (c.keys[w]) seen.push_back(w);
+            std::stable_sort(seen.begin(), seen.end(), [&](int x, int y) { return c.mean_gate(x) > c.mean_gate(y); });
+            for (int w : seen)
+                *gates += format_text("%s\t%d\t%d\t%s\t%ld\t%.4f\n", l.label.c_str(), layer, head, word(w).c_str(), c.keys[w], c.mean_gate(w));
+            std::string counted = c.counted < 0 ? "-" : word(c.counted);
+            *counting += format_text("%s\t%d\t%d\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), c.r, c.slope,
+                                     c.intercept, c.p_max[1], c.p_max[2]);
+            std::string line = format_text("  layer %d head %d: p_t0 = %.2f x count('%s') %+.2f (r %.3f), up to %.1f in valid, %.1f in test; gates", layer,
+                                           head, c.slope, counted.c_str(), c.intercept, c.r, c.p_max[1], c.p_max[2]);
+            for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word(seen[k]).c_str(), c.mean_gate(seen[k]));
+            printf("%s%s\n", line.c_str(), seen.size() > 6 ? " ..." : "");
+        }
+}
+
+// each table of one CoPE dump: its lines of table.tsv, and a printed line with the rows that
+// learned something and the cosine of each with the row before
+static void describe_tables(const Labelled& l, std::string* table) {
+    for (int copy = 0; copy < l.dump.table_copies; copy++) {
+        std::vector<CopeTableRow> rows = cope_table_rows(l.dump, copy);
+        int last = -1;  // the last row training moved from zero
+        for (int m = 0; m < (int)rows.size(); m++) {
+            *table += format_text("%s\t%d\t%d\t%.4f\t%.4f\n", l.label.c_str(), copy, m, rows[m].norm, rows[m].cos_previous);
+            if (rows[m].norm > 0) last = m;
+        }
+        std::string name = l.dump.table_copies == 1 ? "the table" : "layer " + std::to_string(copy) + "'s table";
+        std::string line = format_text("  %s: rows 0-%d learned, %d-%d still zero; cosine with the row before:", name.c_str(), last, last + 1,
+                                       (int)rows.size() - 1);
+        for (int m = 1; m <= last; m++) line += format_text(" %.2f", rows[m].cos_previous);
+        printf("%s\n", line.c_str());
+    }
+}
+
 static void positions_command(const AttentionArgs& a) {
     if (a.inputs.empty()) fail("positions needs at least one LABEL=DUMP.bin");
     std::string gates = "label\tlayer\thead\tword\tkeys\tmean_gate\n";
     std::string counting = "label\tlayer\thead\tcounted\tr\tslope\tintercept\tp_max_valid\tp_max_test\n";
+    std::string table = "label\ttable\trow\tnorm\tcos_previous\n";
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);
-        auto word = [&](int token) { return token < (int)l.dump.words.size() ? l.dump.words[token] : "#" + std::to_string(token); };
         printf("%s:\n", l.label.c_str());
-        for (int layer = 0; layer < l.dump.L; layer++)
-            for (int head = 0; head < l.dump.NH; head++) {
-                CopeHead c = cope_head(l.dump, layer, head);
-                std::vector<int> seen;  // the words its keys held, most open gate first
-                for (int w = 0; w < (int)c.keys.size(); w++)
-                    if (c.keys[w]) seen.push_back(w);
-                std::stable_sort(seen.begin(), seen.end(), [&](int x, int y) { return c.mean_gate(x) > c.mean_gate(y); });
-                for (int w : seen)
-                    gates += format_text("%s\t%d\t%d\t%s\t%ld\t%.4f\n", l.label.c_str(), layer, head, word(w).c_str(), c.keys[w], c.mean_gate(w));
-                std::string counted = c.counted < 0 ? "-" : word(c.counted);
-                counting += format_text("%s\t%d\t%d\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), c.r, c.slope,
-                                        c.intercept, c.p_max[1], c.p_max[2]);
-                std::string line = format_text("  layer %d head %d: p_t0 = %.2f x count('%s') %+.2f (r %.3f), up to %.1f in valid, %.1f in test; gates", layer,
-                                               head, c.slope, counted.c_str(), c.intercept, c.r, c.p_max[1], c.p_max[2]);
-                for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word(seen[k]).c_str(), c.mean_gate(seen[k]));
-                printf("%s%s\n", line.c_str(), seen.size() > 6 ? " ..." : "");
-            }
+        describe_heads(l, &gates, &counting);
+        describe_tables(l, &table);
     }
     write_text(a.out + "/gates.tsv", gates);
     write_text(a.out + "/counting.tsv", counting);
-    printf("wrote %s/gates.tsv and %s/counting.tsv\n", a.out.c_str(), a.out.c_str());
+    write_text(a.out + "/table.tsv", table);
+    printf("wrote %s/gates.tsv, %s/counting.tsv and %s/table.tsv\n", a.out.c_str(), a.out.c_str(), a.out.c_str());
 }
 
 static void attention_main(int argc, char** argv) {

@@ -101,10 +101,11 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_THROWS_WITH(write_attention_dump("/dev/full", d), "can not write /dev/full: No space left on device");
 }
 
-// version 2 keeps the words and CoPE's positions; a version 1 dump (neither) still reads
+// version 2 keeps the words and CoPE's positions and table; a version 1 dump (none) still reads
 static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(void) {
     AttentionDump d;
     d.L = 1, d.NH = 2, d.has_positions = true, d.words = {"<pad>", "<eos>", "a", "b", "c", "d", "e"};
+    d.table_copies = 1, d.table_rows = 3, d.table_width = 2, d.table = {0.5f, -1, 2, 0, 0, 3};
     d.examples.push_back(one_hot_example(5, 1, 2, 2, 3, to_self));
     for (size_t k = 0; k < d.examples[0].probs.size(); k++) d.examples[0].positions.push_back(0.25f * k);
     char pattern[] = "/tmp/test_analysis_XXXXXX";
@@ -112,6 +113,7 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     write_attention_dump(dir + "/v2.bin", d);
     AttentionDump back = read_attention_dump(dir + "/v2.bin");
     TEST_ASSERT_MESSAGE(back.has_positions && back.words == d.words, "header");
+    TEST_ASSERT_MESSAGE(back.table_rows == 3 && back.table_width == 2 && back.table == d.table, "table");
     TEST_ASSERT_MESSAGE(back.examples[0].positions == d.examples[0].positions && back.examples[0].probs == d.examples[0].probs, "tensors");
     // version 1: magic, 1, L, NH, examples; then the example without positions
     const AttentionExample& e = d.examples[0];
@@ -148,6 +150,8 @@ static AttentionExample counting_example(int split, const std::vector<int>& toke
 static void test_cope_head_finds_the_counted_word(void) {
     AttentionDump d;
     d.L = 1, d.NH = 1, d.has_positions = true, d.words = {"x", "y", "z"};
+    // a table whose row 1 is row 2 negated and halved, and row 3 never trained (zero)
+    d.table_copies = 1, d.table_rows = 4, d.table_width = 2, d.table = {3, 4, 1, 0, -2, 0, 0, 0};
     // the queries that predict the answer: t = prompt_len - 1 .. T - 3 (the last two tokens are
     // the answer's last word and <eos>); the y after them are never counted
     d.examples.push_back(counting_example(1, {0, 1, 1, 2, 0, 1, 1}, 3));  // queries t = 2, 3, 4: counts 2, 2, 2
@@ -185,6 +189,12 @@ static void test_cope_head_finds_the_counted_word(void) {
     text.assign((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tword\tkeys\tmean_gate\ncounts-y\t0\t0\ty\t11\t1.0000\n"
                              "counts-y\t0\t0\tx\t18\t0.0000\ncounts-y\t0\t0\tz\t6\t0.0000\n",
+                             text.c_str());
+    // the table: norms 5, 1, 2, 0; cosines (3, 4) . (1, 0) / 5 = 0.6, then -1, then 0 beside a zero row
+    std::ifstream t(out + "/table.tsv");
+    text.assign((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+    TEST_ASSERT_EQUAL_STRING("label\ttable\trow\tnorm\tcos_previous\ncounts-y\t0\t0\t5.0000\t0.0000\ncounts-y\t0\t1\t1.0000\t0.6000\n"
+                             "counts-y\t0\t2\t2.0000\t-1.0000\ncounts-y\t0\t3\t0.0000\t0.0000\n",
                              text.c_str());
 }
 
@@ -230,9 +240,9 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
 // a real model
 
 // a tiny copy_cmc run of `pe` (4 steps) in dir/run: its model.bin
-static std::string tiny_trained_model(const std::string& dir, const char* pe) {
+static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false) {
     RunConfig c;
-    c.task = "copy_cmc", c.pe = pe;
+    c.task = "copy_cmc", c.pe = pe, c.pe_per_layer = pe_per_layer;
     c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = 4, c.eval_every = 2, c.batch = 8;
     c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
     c.out = dir + "/run";
@@ -304,18 +314,24 @@ static void test_dump_attention_of_a_trained_model(void) {
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
 }
 
-// A CoPE model's dump holds its positions: p_tj = sum_{k=j..t} sigmoid(q_t . k_k), computed here
-// from a fresh forward's q and k, for every layer, head, query and key of a valid and a test
-// example (float storage: 1e-5 relative)
-static void test_dump_attention_of_a_cope_model_holds_its_positions(void) {
+// A CoPE model's dump holds its table (or each layer's) and its positions: p_tj = sum_{k=j..t}
+// sigmoid(q_t . k_k), computed here from a fresh forward's q and k, for every layer, head, query
+// and key of a valid and a test example (float storage: 1e-5 relative)
+static void check_cope_dump(bool pe_per_layer) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    std::string model = tiny_trained_model(dir, "cope");
+    std::string model = tiny_trained_model(dir, "cope", pe_per_layer);
     AttentionDump d = dump_attention_of(model, dir + "/att.bin");
     TEST_ASSERT_TRUE(d.has_positions);
     RunConfig again;
     Run r(&again);
     load_model(model, &r, &again);
+    TEST_ASSERT_EQUAL_INT(pe_per_layer ? d.L : 1, d.table_copies);
+    TEST_ASSERT_EQUAL_INT(r.model.pe().max_pos, d.table_rows);
+    for (int l = 0; l < d.table_copies; l++) {
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.param(P_PE_TABLE, l), d.table_row(l, 0), (size_t)d.table_rows * d.table_width, "table");
+        TEST_ASSERT_MESSAGE(cope_table_rows(d, l)[1].norm > 0, "four steps trained the table's first rows");
+    }
     int C = r.model.config.C, HS = C / d.NH;
     for (const AttentionExample* e : {&d.examples.front(), &d.examples.back()}) {
         model_forward(&r.model, e->tokens.data(), nullptr, 1, e->T, NO_DROPOUT);
@@ -338,6 +354,9 @@ static void test_dump_attention_of_a_cope_model_holds_its_positions(void) {
     TEST_ASSERT_EQUAL_INT(2, d.examples.back().split);
 }
 
+static void test_dump_attention_of_a_cope_model_holds_its_table_and_positions(void) { check_cope_dump(false); }
+static void test_dump_attention_of_a_per_layer_cope_model_holds_each_table(void) { check_cope_dump(true); }
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_divergences_match_hand_computations);
@@ -349,6 +368,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);
-    RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_positions);
+    RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_table_and_positions);
+    RUN_TEST(test_dump_attention_of_a_per_layer_cope_model_holds_each_table);
     return UNITY_END();
 }
