@@ -12,8 +12,9 @@
    - the §6.1 attended-distance histogram: where each head's strongest key lies, relative to
      the query, over the answer's positions
    - what CoPE counts: each head's mean gate per key word, and how closely its position of the
-     first key follows the count of one word, over the queries that predict the answer; and its
-     table row by row (which rows training left at zero, and where the rows alternate)
+     first key follows the count of one word, or of every token, over the queries that predict
+     the answer; and its table row by row (which rows training left at zero, and where the rows
+     alternate)
 
  Attention here is post-softmax probabilities, teacher-forced on the gold sequence (prompt,
  target, <eos>), without dropout. Row t of a head holds keys 0..t (causal); the rest is 0.
@@ -255,17 +256,30 @@ inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int
 // ----------------------------------------------------------------------------
 // what CoPE counts
 
+// The least-squares line of y on x and Pearson's r, from points added one at a time
+struct LineFit {
+    double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+
+    void add(double x, double y) { n++, sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y; }
+    // a line needs x to vary, and r needs y to as well
+    bool defined() const { return n * sxx - sx * sx > 0 && n * syy - sy * sy > 0; }
+    double r() const { return (n * sxy - sx * sy) / sqrt((n * sxx - sx * sx) * (n * syy - sy * sy)); }
+    double slope() const { return (n * sxy - sx * sy) / (n * sxx - sx * sx); }
+    double intercept() const { return (sy - slope() * sx) / n; }
+};
+
 // One head of a CoPE model over the queries that predict the answer's words (t = prompt_len - 1
 // .. T - 3; the one before <eos> is left out: what a head does there need not be the answer's
-// computation, and with one-word answers it would be half the queries). Key j's gate is the step its position takes, g_tj = p_tj -
-// p_t,j+1 (p_t,t+1 = 0), so a head that counts a word opens its gates on that word alone, and
-// its position of the first key, p_t0, is that word's count in keys 0..t.
+// computation, and with one-word answers it would be half the queries). Key j's gate is the step
+// its position takes, g_tj = p_tj - p_t,j+1 (p_t,t+1 = 0), so a head that counts a word opens its
+// gates on that word alone, and its position of the first key, p_t0, is that word's count in keys
+// 0..t; a head whose gates open alike on every word counts tokens, p_t0 following t + 1.
 struct CopeHead {
     std::vector<double> gate_sum;  // token id -> the gates of its keys, summed
     std::vector<long> keys;        // token id -> how many (query, key) pairs hold it
-    int counted = -1;              // the token whose count in keys 0..t p_t0 follows best (-1: none varies)
-    double r = 0;                  // Pearson correlation of p_t0 with that count, over the queries
-    double slope = 0, intercept = 0;  // the least-squares line p_t0 = slope * count + intercept
+    std::vector<LineFit> by_word;  // token id -> p_t0 against that word's count in keys 0..t
+    LineFit by_tokens;             // p_t0 against t + 1, the count of every key
+    int counted = -1;              // the word whose count p_t0 follows best (largest r; -1: no count varies)
     double p_max[3] = {0, 0, 0};   // the largest p_t0 in each split (index 1 valid, 2 test)
 
     double mean_gate(int token) const { return keys[token] ? gate_sum[token] / keys[token] : 0; }
@@ -276,30 +290,22 @@ inline CopeHead cope_head(const AttentionDump& d, int layer, int head) {
     int V = (int)d.words.size();
     for (const AttentionExample& e : d.examples) V = std::max(V, *std::max_element(e.tokens.begin(), e.tokens.end()) + 1);
     CopeHead c;
-    c.gate_sum.assign(V, 0), c.keys.assign(V, 0);
-    // sums for each token's regression of p_t0 on its count: n, Σp, Σp², and Σc, Σc², Σpc per token
-    double n = 0, sp = 0, spp = 0;
-    std::vector<double> sc(V, 0), scc(V, 0), spc(V, 0);
+    c.gate_sum.assign(V, 0), c.keys.assign(V, 0), c.by_word.assign(V, LineFit{});
     for (const AttentionExample& e : d.examples)
         for (int t = std::max(0, e.prompt_len - 1); t <= e.T - 3; t++) {
             const float* p = e.position_row(d.NH, layer, head, t);
-            std::vector<double> count(V, 0);
+            std::vector<int> count(V, 0);
             for (int j = 0; j <= t; j++) {
                 c.gate_sum[e.tokens[j]] += p[j] - (j < t ? p[j + 1] : 0.0f);
                 c.keys[e.tokens[j]]++;
                 count[e.tokens[j]]++;
             }
-            n++, sp += p[0], spp += (double)p[0] * p[0];
-            for (int w = 0; w < V; w++) sc[w] += count[w], scc[w] += count[w] * count[w], spc[w] += p[0] * count[w];
+            for (int w = 0; w < V; w++) c.by_word[w].add(count[w], p[0]);
+            c.by_tokens.add(t + 1, p[0]);
             c.p_max[e.split] = std::max(c.p_max[e.split], (double)p[0]);
         }
-    double var_p = n * spp - sp * sp;
-    for (int w = 0; w < V; w++) {
-        double var_c = n * scc[w] - sc[w] * sc[w], cov = n * spc[w] - sp * sc[w];
-        if (var_c <= 0 || var_p <= 0) continue;  // a count (or a position) that never varies says nothing
-        double r = cov / sqrt(var_c * var_p);
-        if (c.counted < 0 || r > c.r) c.counted = w, c.r = r, c.slope = cov / var_c, c.intercept = (sp - c.slope * sc[w]) / n;
-    }
+    for (int w = 0; w < V; w++)  // a count (or a position) that never varies says nothing
+        if (c.by_word[w].defined() && (c.counted < 0 || c.by_word[w].r() > c.by_word[c.counted].r())) c.counted = w;
     return c;
 }
 

@@ -19,7 +19,8 @@
        What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
        queries that predict the answer, the mean gate of the keys holding each word, and the
        word whose count in keys 0..t the head's position of the first key, p_t0, follows best
-       (Pearson r, the least-squares line, and the largest p_t0 in valid and in test); and
+       (Pearson r and the least-squares line), the same for the count of every token, t + 1
+       (a head whose gates open alike on all words), and the largest p_t0 in valid and in test; and
        CoPE's table row by row: its norm and cosine with the row before (rows training never
        read are still zero; rows that flip sign give a head the parity of its count). Writes
        DIR/gates.tsv, DIR/counting.tsv and DIR/table.tsv, and prints a line per head and table.
@@ -186,11 +187,19 @@ static void describe_heads(const Labelled& l, std::string* gates, std::string* c
             std::stable_sort(seen.begin(), seen.end(), [&](int x, int y) { return c.mean_gate(x) > c.mean_gate(y); });
             for (int w : seen)
                 *gates += format_text("%s\t%d\t%d\t%s\t%ld\t%.4f\n", l.label.c_str(), layer, head, word(w).c_str(), c.keys[w], c.mean_gate(w));
+            // the best word's line, and the token count's, in the table and the printed line
+            auto fit = [](const LineFit& f) {
+                return f.defined() ? format_text("%.4f\t%.4f\t%.4f", f.r(), f.slope(), f.intercept()) : std::string("-\t-\t-");
+            };
+            auto line_of = [](const LineFit& f, const std::string& x) {
+                return f.defined() ? format_text("p_t0 = %.2f x %s %+.2f (r %.3f)", f.slope(), x.c_str(), f.intercept(), f.r()) : x + ": -";
+            };
+            LineFit best = c.counted < 0 ? LineFit{} : c.by_word[c.counted];
             std::string counted = c.counted < 0 ? "-" : word(c.counted);
-            *counting += format_text("%s\t%d\t%d\t%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), c.r, c.slope,
-                                     c.intercept, c.p_max[1], c.p_max[2]);
-            std::string line = format_text("  layer %d head %d: p_t0 = %.2f x count('%s') %+.2f (r %.3f), up to %.1f in valid, %.1f in test; gates", layer,
-                                           head, c.slope, counted.c_str(), c.intercept, c.r, c.p_max[1], c.p_max[2]);
+            *counting += format_text("%s\t%d\t%d\t%s\t%s\t%s\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), fit(best).c_str(),
+                                     fit(c.by_tokens).c_str(), c.p_max[1], c.p_max[2]);
+            std::string line = format_text("  layer %d head %d: %s, %s; up to %.1f in valid, %.1f in test; gates", layer, head,
+                                           line_of(best, "count('" + counted + "')").c_str(), line_of(c.by_tokens, "tokens").c_str(), c.p_max[1], c.p_max[2]);
             for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word(seen[k]).c_str(), c.mean_gate(seen[k]));
             printf("%s%s\n", line.c_str(), seen.size() > 6 ? " ..." : "");
         }
@@ -217,7 +226,7 @@ static void describe_tables(const Labelled& l, std::string* table) {
 static void positions_command(const AttentionArgs& a) {
     if (a.inputs.empty()) fail("positions needs at least one LABEL=DUMP.bin");
     std::string gates = "label\tlayer\thead\tword\tkeys\tmean_gate\n";
-    std::string counting = "label\tlayer\thead\tcounted\tr\tslope\tintercept\tp_max_valid\tp_max_test\n";
+    std::string counting = "label\tlayer\thead\tcounted\tr\tslope\tintercept\ttokens_r\ttokens_slope\ttokens_intercept\tp_max_valid\tp_max_test\n";
     std::string table = "label\ttable\trow\tnorm\tcos_previous\n";
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);

@@ -159,9 +159,14 @@ static void test_cope_head_finds_the_counted_word(void) {
     d.examples.push_back(counting_example(2, {2, 0, 0, 0, 0, 1, 1}, 4));  // t = 3, 4: counts 0, 0
     CopeHead c = cope_head(d, 0, 0);
     TEST_ASSERT_EQUAL_INT(1, c.counted);
-    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.r);
-    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.slope);
-    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.0, c.intercept);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.by_word[1].r());
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.by_word[1].slope());
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.0, c.by_word[1].intercept());
+    // against t + 1 the same nine points, (3, 2) (4, 2) (5, 2) (2, 1) (3, 1) (4, 1) (5, 2) (4, 0)
+    // (5, 0), fit badly: n Σxy - Σx Σy = 2, n Σx² - (Σx)² = 80, n Σy² - (Σy)² = 50
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 2 / sqrt(80.0 * 50), c.by_tokens.r());
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 2 / 80.0, c.by_tokens.slope());
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, (11 - 35 * 2 / 80.0) / 9, c.by_tokens.intercept());
     TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max[1]);
     TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max[2]);
     TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, c.mean_gate(1));
@@ -182,8 +187,8 @@ static void test_cope_head_finds_the_counted_word(void) {
     }
     std::ifstream tsv(out + "/counting.tsv");
     std::string text((std::istreambuf_iterator<char>(tsv)), std::istreambuf_iterator<char>());
-    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tcounted\tr\tslope\tintercept\tp_max_valid\tp_max_test\n"
-                             "counts-y\t0\t0\ty\t1.0000\t1.0000\t0.0000\t2.000\t2.000\n",
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tcounted\tr\tslope\tintercept\ttokens_r\ttokens_slope\ttokens_intercept\tp_max_valid\tp_max_test\n"
+                             "counts-y\t0\t0\ty\t1.0000\t1.0000\t0.0000\t0.0316\t0.0250\t1.1250\t2.000\t2.000\n",
                              text.c_str());
     std::ifstream g(out + "/gates.tsv");
     text.assign((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
