@@ -59,9 +59,9 @@ struct AttentionDump {
     // CoPE's table e, the rows the positions read: one for every layer, or one per layer (--pe-per-layer)
     int table_copies = 0, table_rows = 0, table_width = 0;
     std::vector<float> table;  // (copies, rows, width)
+    std::vector<AttentionExample> examples;
 
     const float* table_row(int copy, int row) const { return table.data() + ((size_t)copy * table_rows + row) * table_width; }
-    std::vector<AttentionExample> examples;
 };
 
 // Layout, little-endian: int32 magic, version, L, NH, number of examples, number of words,

@@ -1314,8 +1314,8 @@ static void run_training(RunConfig* c) {
 
 // --dump-attention: the first N examples of every length of valid (in-distribution lengths) and
 // of test (the longer ones), teacher-forced on the CPU one at a time, every layer's and head's
-// probabilities (and CoPE's positions and table) into one file (analysis.h), and heatmaps of the first
-// valid and the first test example beside it (FILE.valid.svg, FILE.test.svg).
+// probabilities (and CoPE's positions and table) into one file (analysis.h), and heatmaps of
+// the first valid and the first test example beside it (FILE.valid.svg, FILE.test.svg).
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
     if (c.rope_scaling != ROPE_UNSCALED) fail("--dump-attention dumps the model as trained: it does not take --rope-scaling");
