@@ -11,6 +11,7 @@
      default; the paper code's variant on request)
    - the §6.1 attended-distance histogram: where each head's strongest key lies, relative to
      the query, over the answer's positions
+   - where each head looks, by the word the model must say next
    - what CoPE counts: each head's mean gate per key word, and how closely its position of the
      first key follows the count of one word, or of every token, over the queries that predict
      the answer; and its table row by row (which rows training left at zero, and where the rows
@@ -254,6 +255,48 @@ inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int
 }
 
 // ----------------------------------------------------------------------------
+// where the heads look when the model must say a given word
+
+// The queries that predict the answer's words: t = prompt_len - 1 .. T - 3, each predicting the
+// gold token at t + 1 (the one before <eos> is left out: what a head does there need not be
+// the answer's computation, and with one-word answers it would be half the queries).
+inline int first_answer_query(const AttentionExample& e) { return std::max(0, e.prompt_len - 1); }
+inline int last_answer_query(const AttentionExample& e) { return e.T - 3; }
+
+// the number of words a dump's tokens come from: its vocabulary, or enough for its largest token
+inline int dump_vocab_size(const AttentionDump& d) {
+    int V = (int)d.words.size();
+    for (const AttentionExample& e : d.examples) V = std::max(V, *std::max_element(e.tokens.begin(), e.tokens.end()) + 1);
+    return V;
+}
+
+// One head's attention over those queries (of the examples of one split, or of all: split 0),
+// grouped by the word each must predict: for each such word, how many queries, and the attention
+// mass on the keys holding each word, summed (divide by the queries for the mean). A head whose
+// mass moves with the answer carries it.
+struct AttendsByAnswer {
+    std::map<int, long> queries;                // answer word -> queries that predict it
+    std::map<int, std::vector<double>> mass;    // answer word -> key word -> summed probability
+};
+
+inline AttendsByAnswer attends_by_answer(const AttentionDump& d, int layer, int head, int split) {
+    int V = dump_vocab_size(d);
+    AttendsByAnswer a;
+    for (const AttentionExample& e : d.examples) {
+        if (split && e.split != split) continue;
+        for (int t = first_answer_query(e); t <= last_answer_query(e); t++) {
+            int answer = e.tokens[t + 1];
+            std::vector<double>& mass = a.mass[answer];
+            if (mass.empty()) mass.assign(V, 0);
+            a.queries[answer]++;
+            const float* row = e.row(d.NH, layer, head, t);
+            for (int j = 0; j <= t; j++) mass[e.tokens[j]] += row[j];
+        }
+    }
+    return a;
+}
+
+// ----------------------------------------------------------------------------
 // what CoPE counts
 
 // The least-squares line of y on x and Pearson's r, from points added one at a time
@@ -268,9 +311,8 @@ struct LineFit {
     double intercept() const { return (sy - slope() * sx) / n; }
 };
 
-// One head of a CoPE model over the queries that predict the answer's words (t = prompt_len - 1
-// .. T - 3; the one before <eos> is left out: what a head does there need not be the answer's
-// computation, and with one-word answers it would be half the queries). Key j's gate is the step
+// One head of a CoPE model over the queries that predict the answer's words (first_answer_query
+// to last_answer_query). Key j's gate is the step
 // its position takes, g_tj = p_tj - p_t,j+1 (p_t,t+1 = 0), so a head that counts a word opens its
 // gates on that word alone, and its position of the first key, p_t0, is that word's count in keys
 // 0..t; a head whose gates open alike on every word counts tokens, p_t0 following t + 1.
@@ -287,12 +329,11 @@ struct CopeHead {
 
 inline CopeHead cope_head(const AttentionDump& d, int layer, int head) {
     if (!d.has_positions) fail("the dump holds no CoPE positions (it was not dumped from a --pe cope model)");
-    int V = (int)d.words.size();
-    for (const AttentionExample& e : d.examples) V = std::max(V, *std::max_element(e.tokens.begin(), e.tokens.end()) + 1);
+    int V = dump_vocab_size(d);
     CopeHead c;
     c.gate_sum.assign(V, 0), c.keys.assign(V, 0), c.by_word.assign(V, LineFit{});
     for (const AttentionExample& e : d.examples)
-        for (int t = std::max(0, e.prompt_len - 1); t <= e.T - 3; t++) {
+        for (int t = first_answer_query(e); t <= last_answer_query(e); t++) {
             const float* p = e.position_row(d.NH, layer, head, t);
             std::vector<int> count(V, 0);
             for (int j = 0; j <= t; j++) {

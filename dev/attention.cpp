@@ -15,6 +15,13 @@
        Writes DIR/histogram.tsv (the fraction of (query, layer, head) in each bin) and
        DIR/histogram.svg.
 
+   dev/attention attends --out DIR LABEL=DUMP.bin [...] [--split valid|test]
+       Where each head looks, by what the model must say next: for every layer and head, over
+       the queries that predict the answer's words (of both splits' examples, or of one), the
+       mean attention on the keys holding each word, grouped by the word the query predicts. Writes DIR/attends.tsv (the means of 0.001
+       and more) and prints, per head, the three most attended words for each of the four most
+       frequent answer words.
+
    dev/attention positions --out DIR LABEL=DUMP.bin [...]
        What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
        queries that predict the answer, the mean gate of the keys holding each word, and the
@@ -52,8 +59,15 @@ struct AttentionArgs {
     std::string out;
     bool paper_jsd = false;
     int min_length = 8, bins = 20;
+    int split = 0;  // --split: the examples of valid (1) or test (2) only; 0: both
     std::vector<std::string> inputs;
 };
+
+static int split_option(const std::string& name) {
+    if (name == "valid") return 1;
+    if (name == "test") return 2;
+    fail("--split takes valid or test, not '%s'", name.c_str());
+}
 
 static AttentionArgs parse_attention_args(int argc, char** argv) {
     AttentionArgs a;
@@ -67,7 +81,8 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
         else if (arg == "--paper-jsd") a.paper_jsd = true;
         else if (arg == "--min-length") a.min_length = atoi(value().c_str());
         else if (arg == "--bins") a.bins = atoi(value().c_str());
-        else if (arg.rfind("--", 0) == 0) fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins)", arg.c_str());
+        else if (arg == "--split") a.split = split_option(value());
+        else if (arg.rfind("--", 0) == 0) fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split)", arg.c_str());
         else a.inputs.push_back(arg);
     }
     if (a.out.empty()) fail("--out DIR is required");
@@ -175,9 +190,61 @@ static void histogram_command(const AttentionArgs& a) {
     printf("wrote %s/histogram.tsv and %s/histogram.svg\n", a.out.c_str(), a.out.c_str());
 }
 
+// a token's word, or #id in a dump without words (version 1)
+static std::string word_of(const AttentionDump& d, int token) { return token < (int)d.words.size() ? d.words[token] : "#" + std::to_string(token); }
+
+// the indices of v's nonzero entries, largest first
+static std::vector<int> largest_first(const std::vector<double>& v) {
+    std::vector<int> order;
+    for (int k = 0; k < (int)v.size(); k++)
+        if (v[k] != 0) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return v[x] > v[y]; });
+    return order;
+}
+
+// each head of one dump: its lines of attends.tsv, and one printed line with the three most
+// attended words for each of the four most frequent answer words
+static void describe_attends(const Labelled& l, int split, std::string* tsv) {
+    for (int layer = 0; layer < l.dump.L; layer++)
+        for (int head = 0; head < l.dump.NH; head++) {
+            AttendsByAnswer by = attends_by_answer(l.dump, layer, head, split);
+            std::vector<std::pair<long, int>> answers;  // (-queries, answer word): most frequent first
+            for (const auto& kv : by.queries) answers.push_back({-kv.second, kv.first});
+            std::sort(answers.begin(), answers.end());
+            std::string line = format_text("  layer %d head %d, when the next word is", layer, head);
+            for (size_t k = 0; k < answers.size(); k++) {
+                int answer = answers[k].second;
+                long n = by.queries[answer];
+                std::vector<double> mean = by.mass[answer];
+                for (double& m : mean) m /= n;
+                std::vector<int> order = largest_first(mean);
+                for (int w : order)
+                    if (mean[w] >= 0.001)
+                        *tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, word_of(l.dump, answer).c_str(), n,
+                                            word_of(l.dump, w).c_str(), mean[w]);
+                if (k >= 4) continue;
+                line += format_text("%s '%s' (%ld):", k ? ";" : "", word_of(l.dump, answer).c_str(), n);
+                for (size_t i = 0; i < order.size() && i < 3; i++) line += format_text(" '%s' %.2f", word_of(l.dump, order[i]).c_str(), mean[order[i]]);
+            }
+            printf("%s%s\n", line.c_str(), answers.size() > 4 ? "; ..." : "");
+        }
+}
+
+static void attends_command(const AttentionArgs& a) {
+    if (a.inputs.empty()) fail("attends needs at least one LABEL=DUMP.bin");
+    std::string tsv = "label\tlayer\thead\tanswer\tqueries\tword\tmean_attention\n";
+    for (const std::string& input : a.inputs) {
+        Labelled l = read_labelled(input);
+        printf("%s:\n", l.label.c_str());
+        describe_attends(l, a.split, &tsv);
+    }
+    write_text(a.out + "/attends.tsv", tsv);
+    printf("wrote %s/attends.tsv\n", a.out.c_str());
+}
+
 // each head of one CoPE dump: its lines of gates.tsv and counting.tsv, and one printed line
 static void describe_heads(const Labelled& l, std::string* gates, std::string* counting) {
-    auto word = [&](int token) { return token < (int)l.dump.words.size() ? l.dump.words[token] : "#" + std::to_string(token); };
+    auto word = [&](int token) { return word_of(l.dump, token); };
     for (int layer = 0; layer < l.dump.L; layer++)
         for (int head = 0; head < l.dump.NH; head++) {
             CopeHead c = cope_head(l.dump, layer, head);
@@ -242,11 +309,12 @@ static void positions_command(const AttentionArgs& a) {
 
 static void attention_main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
-    if (command != "distance" && command != "histogram" && command != "positions")
-        fail("usage: dev/attention distance|histogram|positions --out DIR ... (see dev/attention.cpp)");
+    if (command != "distance" && command != "histogram" && command != "attends" && command != "positions")
+        fail("usage: dev/attention distance|histogram|attends|positions --out DIR ... (see dev/attention.cpp)");
     AttentionArgs a = parse_attention_args(argc, argv);
     if (command == "distance") distance_command(a);
     else if (command == "histogram") histogram_command(a);
+    else if (command == "attends") attends_command(a);
     else positions_command(a);
 }
 

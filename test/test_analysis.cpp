@@ -132,6 +132,42 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     TEST_ASSERT_THROWS_WITH(read_attention_dump(dir + "/bad.bin"), "example 0 has token 4, not a word");
 }
 
+// attends_by_answer on two hand-built examples of tokens 2..9 (the answer's queries t = 3, 4, 5
+// predict tokens 6, 7, 8): a valid one whose head looks at the first key, a test one whose head
+// looks at the query itself; and dev/attention attends, with --split and without
+static void test_attends_by_answer_groups_by_the_predicted_word(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1, d.words = {"<pad>", "<eos>", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"};
+    d.examples.push_back(one_hot_example(8, 1, 1, 4, 4, to_first));
+    d.examples.push_back(one_hot_example(8, 1, 1, 4, 4, to_self));
+    d.examples[0].split = SPLIT_VALID;
+    AttendsByAnswer both = attends_by_answer(d, 0, 0, 0), valid = attends_by_answer(d, 0, 0, SPLIT_VALID);
+    TEST_ASSERT_EQUAL_INT(3, both.queries.size());
+    TEST_ASSERT_EQUAL_INT(2, both.queries[6]);
+    TEST_ASSERT_EQUAL_INT(1, valid.queries[6]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, both.mass[6][2]);  // the valid example's query 3 on key 0, token 2
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, both.mass[6][5]);  // the test example's query 3 on itself, token 5
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, valid.mass[6][5]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, valid.mass[8][2]);
+
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    write_attention_dump(dir + "/d.bin", d);
+    std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
+    const char* argv[] = {"attention", "attends", "--out", out.c_str(), "--split", "test", in.c_str()};
+    {
+        Silence quiet;
+        attention_main(7, (char**)argv);
+    }
+    std::ifstream tsv(out + "/attends.tsv");
+    std::string text((std::istreambuf_iterator<char>(tsv)), std::istreambuf_iterator<char>());
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tanswer\tqueries\tword\tmean_attention\nx\t0\t0\tw6\t1\tw5\t1.0000\n"
+                             "x\t0\t0\tw7\t1\tw6\t1.0000\nx\t0\t0\tw8\t1\tw7\t1.0000\n",
+                             text.c_str());
+    const char* bad[] = {"attention", "attends", "--out", out.c_str(), "--split", "train", in.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)bad), "--split takes valid or test, not 'train'");
+}
+
 // CoPE examples over words x, y, z whose head opens its gates on y alone: position p_tj is the
 // count of y in keys j..t, so p_t0 follows count(y) with slope 1, intercept 0 and r = 1
 static AttentionExample counting_example(int split, const std::vector<int>& tokens, int prompt_len) {
@@ -370,6 +406,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attended_distance_histogram_of_known_patterns);
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
     RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);
+    RUN_TEST(test_attends_by_answer_groups_by_the_predicted_word);
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);
