@@ -24,6 +24,18 @@ static int to_self(int t) { return t; }
 static int to_first(int t) { return (void)t, 0; }
 static int to_previous(int t) { return std::max(0, t - 1); }
 
+// dev/attention with these arguments (after the program's name), its output silenced
+static void run_attention(std::vector<const char*> args) {
+    args.insert(args.begin(), "attention");
+    Silence quiet;
+    attention_main((int)args.size(), (char**)args.data());
+}
+
+static std::string text_of(const std::string& path) {
+    std::ifstream f(path);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
 static void test_divergences_match_hand_computations(void) {
     const float p[] = {0.8f, 0.2f}, q[] = {0.4f, 0.6f};
     // by hand (natural log): m = (0.6, 0.4); ½ KL(p‖m) + ½ KL(q‖m) and ½ KL(m‖p) + ½ KL(m‖q)
@@ -154,16 +166,10 @@ static void test_attends_by_answer_groups_by_the_predicted_word(void) {
     std::string dir = mkdtemp(pattern);
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
-    const char* argv[] = {"attention", "attends", "--out", out.c_str(), "--split", "test", in.c_str()};
-    {
-        Silence quiet;
-        attention_main(7, (char**)argv);
-    }
-    std::ifstream tsv(out + "/attends.tsv");
-    std::string text((std::istreambuf_iterator<char>(tsv)), std::istreambuf_iterator<char>());
+    run_attention({"attends", "--out", out.c_str(), "--split", "test", in.c_str()});
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tanswer\tqueries\tword\tmean_attention\nx\t0\t0\tw6\t1\tw5\t1.0000\n"
                              "x\t0\t0\tw7\t1\tw6\t1.0000\nx\t0\t0\tw8\t1\tw7\t1.0000\n",
-                             text.c_str());
+                             text_of(out + "/attends.tsv").c_str());
     const char* bad[] = {"attention", "attends", "--out", out.c_str(), "--split", "train", in.c_str()};
     TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)bad), "--split takes valid or test, not 'train'");
 }
@@ -216,27 +222,17 @@ static void test_cope_head_finds_the_counted_word(void) {
     std::string dir = mkdtemp(pattern);
     write_attention_dump(dir + "/cope.bin", d);
     std::string out = dir + "/out", in = "counts-y=" + dir + "/cope.bin";
-    const char* argv[] = {"attention", "positions", "--out", out.c_str(), in.c_str()};
-    {
-        Silence quiet;
-        attention_main(5, (char**)argv);
-    }
-    std::ifstream tsv(out + "/counting.tsv");
-    std::string text((std::istreambuf_iterator<char>(tsv)), std::istreambuf_iterator<char>());
+    run_attention({"positions", "--out", out.c_str(), in.c_str()});
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tcounted\tr\tslope\tintercept\ttokens_r\ttokens_slope\ttokens_intercept\tp_max_valid\tp_max_test\n"
                              "counts-y\t0\t0\ty\t1.0000\t1.0000\t0.0000\t0.0316\t0.0250\t1.1250\t2.000\t2.000\n",
-                             text.c_str());
-    std::ifstream g(out + "/gates.tsv");
-    text.assign((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
+                             text_of(out + "/counting.tsv").c_str());
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tword\tkeys\tmean_gate\ncounts-y\t0\t0\ty\t11\t1.0000\n"
                              "counts-y\t0\t0\tx\t18\t0.0000\ncounts-y\t0\t0\tz\t6\t0.0000\n",
-                             text.c_str());
+                             text_of(out + "/gates.tsv").c_str());
     // the table: norms 5, 1, 2, 0; cosines (3, 4) . (1, 0) / 5 = 0.6, then -1, then 0 beside a zero row
-    std::ifstream t(out + "/table.tsv");
-    text.assign((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
     TEST_ASSERT_EQUAL_STRING("label\ttable\trow\tnorm\tcos_previous\ncounts-y\t0\t0\t5.0000\t0.0000\ncounts-y\t0\t1\t1.0000\t0.6000\n"
                              "counts-y\t0\t2\t2.0000\t-1.0000\ncounts-y\t0\t3\t0.0000\t0.0000\n",
-                             text.c_str());
+                             text_of(out + "/table.tsv").c_str());
 }
 
 // dev/attention on two hand-built dumps: the tables hold the values the measures give
@@ -252,22 +248,12 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
     write_attention_dump(dir + "/self.bin", self);
     write_attention_dump(dir + "/first.bin", first);
     std::string out = dir + "/out", a = dir + "/self.bin", b = "first=" + dir + "/first.bin", c = "self=" + dir + "/self.bin";
-    const char* distance[] = {"attention", "distance", "--out", out.c_str(), a.c_str(), b.c_str(), c.c_str()};
-    {
-        Silence quiet;
-        attention_main(7, (char**)distance);
-    }
-    std::ifstream tsv(out + "/distance.tsv");
-    std::string text((std::istreambuf_iterator<char>(tsv)), std::istreambuf_iterator<char>());
+    run_attention({"distance", "--out", out.c_str(), a.c_str(), b.c_str(), c.c_str()});
+    std::string text = text_of(out + "/distance.tsv");
     // self against first-token attention: 7 of 8 rows differ by ln 2, so 7 ln 2 / 8 = 0.606504
     TEST_ASSERT_EQUAL_STRING("length\tfirst\tself\n9\t0.606504\t0.000000\n10\t0.606504\t0.000000\n", text);
-    const char* histogram[] = {"attention", "histogram", "--out", out.c_str(), "--bins", "4", b.c_str(), c.c_str()};
-    {
-        Silence quiet;
-        attention_main(8, (char**)histogram);
-    }
-    std::ifstream h(out + "/histogram.tsv");
-    text.assign((std::istreambuf_iterator<char>(h)), std::istreambuf_iterator<char>());
+    run_attention({"histogram", "--out", out.c_str(), "--bins", "4", b.c_str(), c.c_str()});
+    text = text_of(out + "/histogram.tsv");
     // first-token attention from t = 4..7: (t - 0) / (t + 1) = 0.8 .. 0.875, all in the last bin
     TEST_ASSERT_EQUAL_STRING("from\tto\tfirst\tself\n0.000\t0.250\t0.000000\t1.000000\n0.250\t0.500\t0.000000\t0.000000\n"
                              "0.500\t0.750\t0.000000\t0.000000\n0.750\t1.000\t1.000000\t0.000000\n",
@@ -350,8 +336,7 @@ static void test_dump_attention_of_a_trained_model(void) {
     const AttentionExample& e = d.examples[0];
     model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_ATT, 1), e.probs.data() + (size_t)d.NH * e.T * e.T, (size_t)d.NH * e.T * e.T, "layer 1");
-    std::ifstream svg(dir + "/att.bin.test.svg");
-    std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+    std::string text = text_of(dir + "/att.bin.test.svg");
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
 }
 
