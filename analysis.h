@@ -90,12 +90,22 @@ inline void write_attention_dump(const std::string& path, const AttentionDump& d
 inline AttentionDump read_attention_dump(const std::string& path) {
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open %s: %s", path.c_str(), strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    // a damaged size field could ask for more memory than there is: nothing is allocated for
+    // more bytes than the file has left
+    auto need = [&](size_t bytes) {
+        if (bytes > (size_t)(size - ftell(f))) fclose(f), fail("%s is truncated", path.c_str());
+    };
     auto ints = [&](size_t n) {
+        need(4 * n);
         std::vector<int32_t> v(n);
         if (fread(v.data(), 4, n, f) != n) fclose(f), fail("%s is truncated", path.c_str());
         return v;
     };
     auto floats = [&](size_t n) {
+        need(4 * n);
         std::vector<float> v(n);
         if (fread(v.data(), 4, n, f) != n) fclose(f), fail("%s is truncated", path.c_str());
         return v;
@@ -111,6 +121,7 @@ inline AttentionDump read_attention_dump(const std::string& path) {
     for (int i = 0; i < more[0]; i++) {
         int32_t bytes = ints(1)[0];
         if (bytes < 0 || bytes > 4096) fclose(f), fail("%s: word %d has an impossible size", path.c_str(), i);
+        need(bytes);
         std::string w(bytes, '\0');
         if (fread(&w[0], 1, bytes, f) != (size_t)bytes) fclose(f), fail("%s is truncated", path.c_str());
         d.words.push_back(w);

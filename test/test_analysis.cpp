@@ -111,6 +111,13 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_EQUAL_INT(0, truncate(path.c_str(), 100));
     TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "is truncated");
     TEST_ASSERT_THROWS_WITH(write_attention_dump("/dev/full", d), "can not write /dev/full: No space left on device");
+    // sizes that ask for 2^58 bytes of probabilities: refused as truncated, before any allocation
+    FILE* f = fopen(path.c_str(), "wb");
+    std::vector<int32_t> huge = {ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, 4096, 4096, 1, 0, 0, SPLIT_TEST, 0, 1, 0, 65536};
+    huge.resize(huge.size() + 65536, 0);  // the tokens
+    fwrite(huge.data(), 4, huge.size(), f);
+    fclose(f);
+    TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "is truncated");
 }
 
 // version 2 keeps the words and CoPE's positions and table; a version 1 dump (none) still reads
