@@ -18,7 +18,7 @@ HEADERS = common.h tasks.h chomsky.h pe.h model.h report.h analysis.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 TESTS = test/test_tasks test/test_scratchpad test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_analysis test/test_report test/test_sweep
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
-DEV_TOOLS = dev/report dev/t5_table dev/attention
+DEV_TOOLS = dev/report dev/t5_table dev/attention dev/cope_extend
 
 .PHONY: all test sanitize fuzz demo clean
 
@@ -55,11 +55,15 @@ dev/t5_table: dev/t5_table.cpp $(HEADERS)
 dev/attention: dev/attention.cpp common.h report.h analysis.h
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
+# it includes train.cu without its main, whose entry point run() it does not call
+dev/cope_extend: dev/cope_extend.cpp train.cu $(HEADERS)
+	$(CXX) $(CXXFLAGS) -Wno-unused-function -I. -o $@ $<
+
 # test_train includes train.cu itself (compiled as C++, with TESTING defined)
 test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-test/test_analysis: test/test_analysis.cpp dev/attention.cpp test/unity.h $(HEADERS) train.cu
+test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/cope_extend.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu

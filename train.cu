@@ -1378,14 +1378,22 @@ static void prepare_evaluation_dir(Run* r) {
     write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
 }
 
-static void run_load(RunConfig* c) {
-    Header h = read_checkpoint_header(c->load);
-    Run r(c);
-    r.progress = restore_run(h, c);
+// A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the
+// model holding the checkpoint's parameters (on the CPU). Returns the header.
+static Header load_run(Run* r, const std::string& path) {
+    RunConfig* c = r->config;
+    Header h = read_checkpoint_header(path);
+    r->progress = restore_run(h, c);
     c->model = header_preset(h);
     resolve_config(c);
-    build(&r);
-    load_checkpoint(c->load, h, &r.model);
+    build(r);
+    load_checkpoint(path, h, &r->model);
+    return h;
+}
+
+static void run_load(RunConfig* c) {
+    Run r(c);
+    load_run(&r, c->load);
     if (!c->dump_attention.empty()) return dump_attention(&r);
     host_to_device(&r);
     if (!c->out.empty()) prepare_evaluation_dir(&r);

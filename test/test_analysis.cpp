@@ -4,6 +4,7 @@
 #define TESTING
 #include "train.cu"
 #include "dev/attention.cpp"
+#include "dev/cope_extend.cpp"
 #include "test/unity.h"
 
 // ----------------------------------------------------------------------------
@@ -297,19 +298,6 @@ static AttentionDump dump_attention_of(const std::string& model, const std::stri
     return read_attention_dump(dump);
 }
 
-// the checkpoint built into *r as --load builds it (r's config is *c)
-static void load_model(const std::string& model, Run* r, RunConfig* c) {
-    Header h = read_checkpoint_header(model);
-    r->progress = restore_run(h, c);
-    c->model = header_preset(h);
-    resolve_config(c);
-    {
-        Silence quiet;
-        build(r);
-    }
-    load_checkpoint(model, h, &r->model);
-}
-
 // --dump-attention on a tiny trained run: up to N examples of every length of valid and test,
 // rows that are distributions over keys 0..t, probabilities equal to a fresh forward pass, and
 // two heatmaps with the words on the axes
@@ -338,7 +326,10 @@ static void test_dump_attention_of_a_trained_model(void) {
     // the probabilities are the model's: a fresh forward of the first example gives them again
     RunConfig again;
     Run r(&again);
-    load_model(model, &r, &again);
+    {
+        Silence quiet;
+        load_run(&r, model);
+    }
     TEST_ASSERT_MESSAGE(d.words == r.data.vocab.words, "the task's words");
     const AttentionExample& e = d.examples[0];
     model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
@@ -358,7 +349,10 @@ static void check_cope_dump(bool pe_per_layer) {
     TEST_ASSERT_TRUE(d.has_positions);
     RunConfig again;
     Run r(&again);
-    load_model(model, &r, &again);
+    {
+        Silence quiet;
+        load_run(&r, model);
+    }
     TEST_ASSERT_EQUAL_INT(pe_per_layer ? d.L : 1, d.table_copies);
     TEST_ASSERT_EQUAL_INT(r.model.pe().max_pos, d.table_rows);
     for (int l = 0; l < d.table_copies; l++) {
@@ -390,6 +384,62 @@ static void check_cope_dump(bool pe_per_layer) {
 static void test_dump_attention_of_a_cope_model_holds_its_table_and_positions(void) { check_cope_dump(false); }
 static void test_dump_attention_of_a_per_layer_cope_model_holds_each_table(void) { check_cope_dump(true); }
 
+// dev/cope_extend: from row 3 on every row of the table (each layer's with --pe-per-layer)
+// repeats rows 1 and 2, the rest of the model is untouched, and the checkpoint loads
+static void check_cope_extend(bool pe_per_layer) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "cope", pe_per_layer), extended = dir + "/extended.bin";
+    {
+        Silence quiet;
+        cope_extend(model, 3, 2, extended);
+    }
+    RunConfig c0, c1;
+    Run before(&c0), after(&c1);
+    {
+        Silence quiet;
+        load_run(&before, model);
+        load_run(&after, extended);
+    }
+    const Model &m0 = before.model, &m1 = after.model;
+    int rows = m1.pe().max_pos, HS = m1.config.HS(), copies = param_copies(m1.config, P_PE_TABLE);
+    TEST_ASSERT_EQUAL_INT(pe_per_layer ? 2 : 1, copies);
+    for (int copy = 0; copy < copies; copy++) {
+        const real* t0 = before.model.param(P_PE_TABLE, copy);
+        const real* t1 = after.model.param(P_PE_TABLE, copy);
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, t0, t1, (size_t)3 * HS, "rows 0-2 as trained");
+        for (int row = 3; row < rows; row++) {
+            int source = 1 + (row - 3) % 2;  // rows 1, 2, 1, 2, ...
+            TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, t0 + source * HS, t1 + row * HS, HS, "an extended row");
+        }
+        bool differ = false;
+        for (int x = 0; x < HS; x++) differ = differ || t0[HS + x] != t0[2 * HS + x];
+        TEST_ASSERT_MESSAGE(differ, "rows 1 and 2 differ, so which one a row repeats shows");
+    }
+    // every other parameter as it was (the layout puts each copy of the table where it will)
+    auto in_table = [&](size_t k) {
+        for (int copy = 0; copy < copies; copy++)
+            if (k >= m0.layout.at(P_PE_TABLE, copy) && k < m0.layout.at(P_PE_TABLE, copy) + (size_t)rows * HS) return true;
+        return false;
+    };
+    for (size_t k = 0; k < m0.params.size(); k++)
+        if (!in_table(k)) TEST_ASSERT_MESSAGE(m0.params[k] == m1.params[k], "a parameter outside the table changed");
+    TEST_ASSERT_THROWS_WITH(cope_extend(model, 3, 0, extended), "FROM 3 and PERIOD 0 must satisfy 1 <= PERIOD <= FROM");
+    TEST_ASSERT_THROWS_WITH(cope_extend(model, rows, 2, extended), "the table's rows");
+    TEST_ASSERT_THROWS_WITH(cope_extend(dir + "/run/state.bin", 3, 2, extended), "holds a training state: give a run's model.bin");
+}
+
+static void test_cope_extend_repeats_the_rows_before(void) { check_cope_extend(false); }
+static void test_cope_extend_repeats_the_rows_before_in_every_layer(void) { check_cope_extend(true); }
+
+static void test_cope_extend_refuses_a_model_without_positions(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "alibi");
+    Silence quiet;
+    TEST_ASSERT_THROWS_WITH(cope_extend(model, 3, 2, dir + "/x.bin"), "is a --pe alibi model: only CoPE has a table of positions to extend");
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_divergences_match_hand_computations);
@@ -404,5 +454,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_dump_attention_of_a_trained_model);
     RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_table_and_positions);
     RUN_TEST(test_dump_attention_of_a_per_layer_cope_model_holds_each_table);
+    RUN_TEST(test_cope_extend_repeats_the_rows_before);
+    RUN_TEST(test_cope_extend_repeats_the_rows_before_in_every_layer);
+    RUN_TEST(test_cope_extend_refuses_a_model_without_positions);
     return UNITY_END();
 }
