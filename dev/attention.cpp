@@ -18,17 +18,17 @@
    dev/attention attends --out DIR LABEL=DUMP.bin [...] [--split valid|test]
        Where each head looks, by what the model must say next: for every layer and head, over
        the queries that predict the answer's words (of both splits' examples, or of one), the
-       mean attention on the keys holding each word, grouped by the word the query predicts. Writes DIR/attends.tsv (the means of 0.001
-       and more) and prints, per head, the three most attended words for each of the four most
-       frequent answer words.
+       mean attention on the keys holding each word, grouped by the word the query predicts.
+       Writes DIR/attends.tsv (the means of 0.001 and more) and prints, per head, the three most
+       attended words for each of the four most frequent answer words.
 
    dev/attention positions --out DIR LABEL=DUMP.bin [...]
        What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
        queries that predict the answer, the mean gate of the keys holding each word, and the
        word whose count in keys 0..t the head's position of the first key, p_t0, follows best
        (Pearson r and the least-squares line), the same for the count of every token, t + 1
-       (a head whose gates open alike on all words), and the largest p_t0 in valid and in test; and
-       CoPE's table row by row: its norm and cosine with the row before (rows training never
+       (a head whose gates open alike on all words), and the largest p_t0 in valid and in
+       test; and CoPE's table row by row: its norm and cosine with the row before (rows training never
        read are still zero; rows that flip sign give a head the parity of its count). Writes
        DIR/gates.tsv, DIR/counting.tsv and DIR/table.tsv, and prints a line per head and table.
 
@@ -244,7 +244,6 @@ static void attends_command(const AttentionArgs& a) {
 
 // each head of one CoPE dump: its lines of gates.tsv and counting.tsv, and one printed line
 static void describe_heads(const Labelled& l, std::string* gates, std::string* counting) {
-    auto word = [&](int token) { return word_of(l.dump, token); };
     for (int layer = 0; layer < l.dump.L; layer++)
         for (int head = 0; head < l.dump.NH; head++) {
             CopeHead c = cope_head(l.dump, layer, head);
@@ -253,7 +252,7 @@ static void describe_heads(const Labelled& l, std::string* gates, std::string* c
                 if (c.keys[w]) seen.push_back(w);
             std::stable_sort(seen.begin(), seen.end(), [&](int x, int y) { return c.mean_gate(x) > c.mean_gate(y); });
             for (int w : seen)
-                *gates += format_text("%s\t%d\t%d\t%s\t%ld\t%.4f\n", l.label.c_str(), layer, head, word(w).c_str(), c.keys[w], c.mean_gate(w));
+                *gates += format_text("%s\t%d\t%d\t%s\t%ld\t%.4f\n", l.label.c_str(), layer, head, word_of(l.dump, w).c_str(), c.keys[w], c.mean_gate(w));
             // the best word's line, and the token count's, in the table and the printed line
             auto fit = [](const LineFit& f) {
                 return f.defined() ? format_text("%.4f\t%.4f\t%.4f", f.r(), f.slope(), f.intercept()) : std::string("-\t-\t-");
@@ -262,12 +261,12 @@ static void describe_heads(const Labelled& l, std::string* gates, std::string* c
                 return f.defined() ? format_text("p_t0 = %.2f x %s %+.2f (r %.3f)", f.slope(), x.c_str(), f.intercept(), f.r()) : x + ": -";
             };
             LineFit best = c.counted < 0 ? LineFit{} : c.by_word[c.counted];
-            std::string counted = c.counted < 0 ? "-" : word(c.counted);
+            std::string counted = c.counted < 0 ? "-" : word_of(l.dump, c.counted);
             *counting += format_text("%s\t%d\t%d\t%s\t%s\t%s\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), fit(best).c_str(),
                                      fit(c.by_tokens).c_str(), c.p_max[1], c.p_max[2]);
             std::string line = format_text("  layer %d head %d: %s, %s; up to %.1f in valid, %.1f in test; gates", layer, head,
                                            line_of(best, "count('" + counted + "')").c_str(), line_of(c.by_tokens, "tokens").c_str(), c.p_max[1], c.p_max[2]);
-            for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word(seen[k]).c_str(), c.mean_gate(seen[k]));
+            for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word_of(l.dump, seen[k]).c_str(), c.mean_gate(seen[k]));
             printf("%s%s\n", line.c_str(), seen.size() > 6 ? " ..." : "");
         }
 }
