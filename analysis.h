@@ -334,6 +334,7 @@ struct CopeHead {
     LineFit by_tokens;             // p_t0 against t + 1, the count of every key
     int counted = -1;              // the word whose count p_t0 follows best (largest r; -1: no count varies)
     double p_max[3] = {0, 0, 0};   // the largest p_t0 in each split (index 1 valid, 2 test)
+    std::map<int, double> p_max_at_length;  // λ -> the largest p_t0 over the examples of that length
 
     double mean_gate(int token) const { return keys[token] ? gate_sum[token] / keys[token] : 0; }
 };
@@ -355,6 +356,7 @@ inline CopeHead cope_head(const AttentionDump& d, int layer, int head) {
             for (int w = 0; w < V; w++) c.by_word[w].add(count[w], p[0]);
             c.by_tokens.add(t + 1, p[0]);
             c.p_max[e.split] = std::max(c.p_max[e.split], (double)p[0]);
+            c.p_max_at_length[e.length] = std::max(c.p_max_at_length[e.length], (double)p[0]);
         }
     for (int w = 0; w < V; w++)  // a count (or a position) that never varies says nothing
         if (c.by_word[w].defined() && (c.counted < 0 || c.by_word[w].r() > c.by_word[c.counted].r())) c.counted = w;

@@ -30,7 +30,8 @@
        (a head whose gates open alike on all words), and the largest p_t0 in valid and in
        test; and CoPE's table row by row: its norm and cosine with the row before (rows training never
        read are still zero; rows that flip sign give a head the parity of its count). Writes
-       DIR/gates.tsv, DIR/counting.tsv and DIR/table.tsv, and prints a line per head and table.
+       DIR/gates.tsv, DIR/counting.tsv, DIR/table.tsv and DIR/reach.tsv (each head's largest
+       p_t0 at each length), and prints a line per head and table.
 
  Dumps compared by `distance` must hold the same examples: dump them from runs of one task and
  data seed, with the same --dump-per-length.
@@ -242,8 +243,9 @@ static void attends_command(const AttentionArgs& a) {
     printf("wrote %s/attends.tsv\n", a.out.c_str());
 }
 
-// each head of one CoPE dump: its lines of gates.tsv and counting.tsv, and one printed line
-static void describe_heads(const Labelled& l, std::string* gates, std::string* counting) {
+// each head of one CoPE dump: its lines of gates.tsv, counting.tsv and reach.tsv, and one
+// printed line
+static void describe_heads(const Labelled& l, std::string* gates, std::string* counting, std::string* reach) {
     for (int layer = 0; layer < l.dump.L; layer++)
         for (int head = 0; head < l.dump.NH; head++) {
             CopeHead c = cope_head(l.dump, layer, head);
@@ -264,6 +266,7 @@ static void describe_heads(const Labelled& l, std::string* gates, std::string* c
             std::string counted = c.counted < 0 ? "-" : word_of(l.dump, c.counted);
             *counting += format_text("%s\t%d\t%d\t%s\t%s\t%s\t%.3f\t%.3f\n", l.label.c_str(), layer, head, counted.c_str(), fit(best).c_str(),
                                      fit(c.by_tokens).c_str(), c.p_max[1], c.p_max[2]);
+            for (const auto& kv : c.p_max_at_length) *reach += format_text("%s\t%d\t%d\t%d\t%.3f\n", l.label.c_str(), layer, head, kv.first, kv.second);
             std::string line = format_text("  layer %d head %d: %s, %s; up to %.1f in valid, %.1f in test; gates", layer, head,
                                            line_of(best, "count('" + counted + "')").c_str(), line_of(c.by_tokens, "tokens").c_str(), c.p_max[1], c.p_max[2]);
             for (size_t k = 0; k < seen.size() && k < 6; k++) line += format_text(" '%s' %.2f", word_of(l.dump, seen[k]).c_str(), c.mean_gate(seen[k]));
@@ -294,16 +297,18 @@ static void positions_command(const AttentionArgs& a) {
     std::string gates = "label\tlayer\thead\tword\tkeys\tmean_gate\n";
     std::string counting = "label\tlayer\thead\tcounted\tr\tslope\tintercept\ttokens_r\ttokens_slope\ttokens_intercept\tp_max_valid\tp_max_test\n";
     std::string table = "label\ttable\trow\tnorm\tcos_previous\n";
+    std::string reach = "label\tlayer\thead\tlength\tp_max\n";
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);
         printf("%s:\n", l.label.c_str());
-        describe_heads(l, &gates, &counting);
+        describe_heads(l, &gates, &counting, &reach);
         describe_tables(l, &table);
     }
     write_text(a.out + "/gates.tsv", gates);
     write_text(a.out + "/counting.tsv", counting);
     write_text(a.out + "/table.tsv", table);
-    printf("wrote %s/gates.tsv, %s/counting.tsv and %s/table.tsv\n", a.out.c_str(), a.out.c_str(), a.out.c_str());
+    write_text(a.out + "/reach.tsv", reach);
+    printf("wrote %s/gates.tsv, %s/counting.tsv, %s/reach.tsv and %s/table.tsv\n", a.out.c_str(), a.out.c_str(), a.out.c_str(), a.out.c_str());
 }
 
 static void attention_main(int argc, char** argv) {

@@ -207,6 +207,7 @@ static void test_cope_head_finds_the_counted_word(void) {
     d.examples.push_back(counting_example(1, {0, 1, 1, 2, 0, 1, 1}, 3));  // queries t = 2, 3, 4: counts 2, 2, 2
     d.examples.push_back(counting_example(2, {1, 0, 0, 2, 1, 1, 0}, 2));  // t = 1 .. 4: counts 1, 1, 1, 2
     d.examples.push_back(counting_example(2, {2, 0, 0, 0, 0, 1, 1}, 4));  // t = 3, 4: counts 0, 0
+    d.examples.back().length = 5;                                          // the others are 6
     CopeHead c = cope_head(d, 0, 0);
     TEST_ASSERT_EQUAL_INT(1, c.counted);
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, c.by_word[1].r());
@@ -219,6 +220,9 @@ static void test_cope_head_finds_the_counted_word(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, (11 - 35 * 2 / 80.0) / 9, c.by_tokens.intercept());
     TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max[1]);
     TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max[2]);
+    TEST_ASSERT_EQUAL_INT(2, c.p_max_at_length.size());
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, c.p_max_at_length[5]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 2.0, c.p_max_at_length[6]);
     TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, c.mean_gate(1));
     TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, c.mean_gate(0));
     // keys of y: 2 + 2 + 2 (t = 2, 3, 4 of the first), 1 + 1 + 1 + 2 (second), none (third)
@@ -241,6 +245,8 @@ static void test_cope_head_finds_the_counted_word(void) {
     TEST_ASSERT_EQUAL_STRING("label\ttable\trow\tnorm\tcos_previous\ncounts-y\t0\t0\t5.0000\t0.0000\ncounts-y\t0\t1\t1.0000\t0.6000\n"
                              "counts-y\t0\t2\t2.0000\t-1.0000\ncounts-y\t0\t3\t0.0000\t0.0000\n",
                              text_of(out + "/table.tsv").c_str());
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tlength\tp_max\ncounts-y\t0\t0\t5\t0.000\ncounts-y\t0\t0\t6\t2.000\n",
+                             text_of(out + "/reach.tsv").c_str());
 }
 
 // dev/attention on two hand-built dumps: the tables hold the values the measures give
