@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# dev/cope_inside.sh: the looks inside CoPE behind docs/beyond.md, over the models of a beyond
+# sweep (dev/reproduce.sh ROOT beyond, and the cope+layers runs beside it).
+#
+#   dev/cope_inside.sh ROOT OUT
+#
+# Dumps the attention of 10 examples per length (./train --load ... --dump-attention, kept in
+# ROOT/attention/, beside the sweep, as dev/analyses.sh keeps its) of every CoPE model of ROOT/beyond/ch_parity_check{,-layers}, of copy's seed
+# 256788 and of reverse's seed 234054 (shared and per-layer tables), then writes
+#   OUT/parity-cope/      dev/attention positions (gates, counts, reach, table), and
+#                         attends-valid/ and attends-test/ (dev/attention attends --split)
+#   OUT/parity-cope/extend.tsv   each parity model edited by dev/cope_extend (FROM 12-23 with
+#                                PERIOD 2, and FROM 18 with PERIODs 1, 3, 4), then evaluated
+#   OUT/copy-cope/, OUT/reverse-cope/   dev/attention positions
+# A model the sweep does not hold is left out, and said so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -eq 2 ] || { echo "usage: dev/cope_inside.sh ROOT OUT" >&2; exit 1; }
+beyond=$1/beyond kept=$1/attention out=$2
+mkdir -p "$kept" "$out/parity-cope" "$out/copy-cope" "$out/reverse-cope"
+
+# LABEL=DUMP for each model there is: RUN_DIR LABEL pairs on stdin
+dumps() {
+    while read -r run label; do
+        if [ ! -f "$run/model.bin" ]; then
+            echo "dev/cope_inside.sh: no $run/model.bin: $label left out" >&2
+            continue
+        fi
+        local file=$kept/$(basename "$(dirname "$run")")-$label.bin
+        [ -f "$file" ] || ./train --load "$run/model.bin" --device cpu --dump-attention "$file" > /dev/null
+        echo "$label=$file"
+    done
+}
+
+parity_runs() {
+    for seed in 256788 234054 146317; do
+        echo "$beyond/ch_parity_check/ch_parity_check-cope-s$seed cope-s$seed"
+        echo "$beyond/ch_parity_check-layers/ch_parity_check-cope-s$seed cope+layers-s$seed"
+    done
+}
+
+mapfile -t parity < <(parity_runs | dumps)
+dev/attention positions --out "$out/parity-cope" "${parity[@]}" > "$out/parity-cope/positions.txt"
+for split in valid test; do
+    mkdir -p "$out/parity-cope/attends-$split"
+    dev/attention attends --split $split --out "$out/parity-cope/attends-$split" "${parity[@]}" > "$out/parity-cope/attends-$split/attends.txt"
+done
+
+edited=$(mktemp -d)
+trap 'rm -rf "$edited"' EXIT
+{
+    printf 'model\tfrom\tperiod\tvalid\ttest\n'
+    while read -r run label; do
+        [ -f "$run/model.bin" ] || continue
+        for edit in "12 2" "13 2" "14 2" "15 2" "16 2" "17 2" "18 2" "19 2" "20 2" "21 2" "22 2" "23 2" "18 1" "18 3" "18 4"; do
+            read -r from period <<< "$edit"
+            dev/cope_extend "$run/model.bin" "$from" "$period" "$edited/model.bin" > /dev/null
+            ./train --load "$edited/model.bin" --device cpu --out "$edited/eval" --force > /dev/null
+            valid=$(grep -o '"valid": {"accuracy": [0-9.]*' "$edited/eval/results.json" | awk '{print $NF}')
+            test=$(grep -o '"test": {"accuracy": [0-9.]*' "$edited/eval/results.json" | awk '{print $NF}')
+            printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$from" "$period" "$valid" "$test"
+        done
+    done < <(parity_runs)
+} > "$out/parity-cope/extend.tsv"
+
+mapfile -t copy < <(echo "$beyond/copy/copy-cope-s256788 cope-s256788" | dumps)
+[ ${#copy[@]} -eq 0 ] || dev/attention positions --out "$out/copy-cope" "${copy[@]}" > "$out/copy-cope/positions.txt"
+mapfile -t reverse < <(printf '%s\n' "$beyond/reverse/reverse-cope-s234054 cope-s234054" \
+    "$beyond/reverse-layers/reverse-cope-s234054 cope+layers-s234054" | dumps)
+[ ${#reverse[@]} -eq 0 ] || dev/attention positions --out "$out/reverse-cope" "${reverse[@]}" > "$out/reverse-cope/positions.txt"
+echo "wrote $out/parity-cope, $out/copy-cope and $out/reverse-cope"
