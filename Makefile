@@ -66,7 +66,7 @@ test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/cope_extend.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu
+test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu dev/attention.cpp dev/report.cpp
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 # test_report includes dev/report.cpp the same way
@@ -96,18 +96,18 @@ sanitize:
 # committed corpus (read only) into build/fuzz/corpus/TARGET; a finding stops it, its input saved
 # as build/fuzz/crash-* (or leak-, timeout-). Needs clang and libFuzzer (Debian: clang,
 # libclang-rt-14-dev or the clang version's own).
-FUZZ_TARGETS = answer checkpoint flags
+FUZZ_TARGETS = answer checkpoint flags dump results
 FUZZ_SECONDS ?= 60
 CLANGXX ?= clang++
 FUZZ_FLAGS = -std=c++17 -g -O1 -fopenmp -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
-build/fuzz/fuzz_%: test/fuzz/fuzz.cpp test/fuzz/targets.h $(HEADERS) train.cu
+build/fuzz/fuzz_%: test/fuzz/fuzz.cpp test/fuzz/targets.h $(HEADERS) train.cu dev/attention.cpp dev/report.cpp
 	@mkdir -p build/fuzz
 	$(CLANGXX) $(FUZZ_FLAGS) -DFUZZ_TARGET=fuzz_$* -o $@ $<
 fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus/$$t; \
 		echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
-		build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+		build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -close_fd_mask=1 -print_final_stats=1 \
 			-artifact_prefix=build/fuzz/ build/fuzz/corpus/$$t test/fuzz/corpus/$$t 2>&1 | \
 			grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::number_of_executed_units|^stat::peak_rss|ERROR|SUMMARY|Test unit written" || true; \
 		if ls build/fuzz/crash-* build/fuzz/leak-* build/fuzz/timeout-* > /dev/null 2>&1; then echo "fuzz_$$t: finding in build/fuzz"; exit 1; fi; \

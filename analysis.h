@@ -36,6 +36,9 @@
 
 static const int32_t ATTENTION_DUMP_MAGIC = 20261124;
 static const int32_t ATTENTION_DUMP_VERSION = 2;  // 2 added the words and CoPE's positions and table; 1 still reads
+// the most words a dump's vocabulary may have, and a dump without words the largest token + 1:
+// the analyses keep a count or a sum per word
+static const int32_t MAX_DUMP_WORDS = 1 << 20;
 
 struct AttentionExample {
     int split = 0;       // 1 valid, 2 test (SplitKind)
@@ -116,7 +119,7 @@ inline AttentionDump read_attention_dump(const std::string& path) {
     std::vector<int32_t> more = h[1] >= 2 ? ints(2) : std::vector<int32_t>{0, 0};  // words, has_positions
     AttentionDump d;
     d.L = h[2], d.NH = h[3], d.has_positions = more[1] == 1;
-    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0 || more[0] < 0 || more[0] > 1 << 20 || more[1] < 0 || more[1] > 1)
+    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0 || more[0] < 0 || more[0] > MAX_DUMP_WORDS || more[1] < 0 || more[1] > 1)
         fclose(f), fail("%s has an impossible header", path.c_str());
     for (int i = 0; i < more[0]; i++) {
         int32_t bytes = ints(1)[0];
@@ -141,8 +144,9 @@ inline AttentionDump read_attention_dump(const std::string& path) {
             fclose(f), fail("%s: example %d has an impossible size or split", path.c_str(), i);
         std::vector<int32_t> tokens = ints(x.T);
         x.tokens.assign(tokens.begin(), tokens.end());
+        int words = d.words.empty() ? MAX_DUMP_WORDS : (int)d.words.size();
         for (int token : x.tokens)
-            if (token < 0 || (!d.words.empty() && token >= (int)d.words.size())) fclose(f), fail("%s: example %d has token %d, not a word", path.c_str(), i, token);
+            if (token < 0 || token >= words) fclose(f), fail("%s: example %d has token %d, not a word", path.c_str(), i, token);
         x.probs = floats((size_t)d.L * d.NH * x.T * x.T);
         if (d.has_positions) x.positions = floats(x.probs.size());
         d.examples.push_back(std::move(x));

@@ -134,13 +134,17 @@ struct SvgPlot {
     }
 
     // integer labels with tick marks below the plot area, at a round step (1, 2, 5, 10, ...)
+    // labels at the multiples of a round step (1, 2, 5, 10, 20, 50, ...) in lo..hi: at most about
+    // ten, however far apart lo and hi are
     void x_ticks(int lo, int hi) {
-        static const int ROUND_STEPS[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
-        int step = 1;
-        for (int s : ROUND_STEPS)
-            if ((step = s) * 10 >= hi - lo) break;  // at most about ten labels
-        for (int n = (lo + step - 1) / step * step; n <= hi; n += step)
-            add("<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"#888\"/><text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%d</text>\n",
+        static const int MANTISSAS[] = {1, 2, 5};
+        long long span = (long long)hi - lo, step = 1;
+        for (long long decade = 1; step * 10 < span; decade *= 10)
+            for (int m : MANTISSAS)
+                if ((step = m * decade) * 10 >= span) break;
+        long long first = lo >= 0 ? (lo + step - 1) / step * step : -(-(long long)lo / step * step);
+        for (long long n = first; n <= hi; n += step)
+            add("<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"#888\"/><text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%lld</text>\n",
                 x(n), x(n), y(0), y(0) + 4, x(n), y(0) + 18, n);
     }
 

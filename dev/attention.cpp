@@ -106,6 +106,7 @@ static void distance_command(const AttentionArgs& a) {
     bool named = a.inputs[0].find('=') != std::string::npos;
     std::string reference_label = named ? a.inputs[0].substr(0, a.inputs[0].find('=')) : a.inputs[0];
     AttentionDump reference = named ? read_labelled(a.inputs[0]).dump : read_attention_dump(a.inputs[0]);
+    if (reference.examples.empty()) fail("%s holds no examples to compare", a.inputs[0].c_str());
     std::vector<std::string> labels;
     std::vector<std::map<int, double>> curves;
     for (size_t k = 1; k < a.inputs.size(); k++) {

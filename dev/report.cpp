@@ -63,6 +63,7 @@
 */
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -97,15 +98,18 @@ struct Json {
     }
 };
 
+// train.cu nests three deep; the reader recurses, so a limit keeps a damaged file from
+// overflowing the stack
+static const int MAX_JSON_DEPTH = 64;
+
 struct JsonReader {
     const std::string& text;
     const std::string& source;  // the file, for messages
     size_t at = 0;
+    int depth = 0;  // the arrays and objects open around the value being read
 
-    [[noreturn]] void error(const char* expected) {
-        int line = 1 + (int)std::count(text.begin(), text.begin() + std::min(at, text.size()), '\n');
-        fail("%s: malformed JSON at line %d: expected %s", source.c_str(), line, expected);
-    }
+    int line() const { return 1 + (int)std::count(text.begin(), text.begin() + std::min(at, text.size()), '\n'); }
+    [[noreturn]] void error(const char* expected) { fail("%s: malformed JSON at line %d: expected %s", source.c_str(), line(), expected); }
     void skip_space() {
         while (at < text.size() && isspace((unsigned char)text[at])) at++;
     }
@@ -147,6 +151,9 @@ struct JsonReader {
     Json value() {
         skip_space();
         Json j;
+        bool nests = at < text.size() && (text[at] == '{' || text[at] == '[');
+        if (nests && ++depth > MAX_JSON_DEPTH)
+            fail("%s: JSON nested more than %d deep at line %d: not a file of a run", source.c_str(), MAX_JSON_DEPTH, line());
         if (at < text.size() && text[at] == '{') {
             j.kind = Json::OBJECT;
             list('{', '}', [&] {
@@ -167,6 +174,7 @@ struct JsonReader {
         } else {
             j = number();
         }
+        depth -= nests;
         return j;
     }
 };
@@ -189,8 +197,12 @@ static const Json& field(const Json& object, const std::string& key, Json::Kind 
     return *j;
 }
 
+// object.key, a number that must be a whole one an int holds
 static int int_field(const Json& object, const std::string& key, const std::string& source) {
-    return (int)field(object, key, Json::NUMBER, source).number;
+    const Json& j = field(object, key, Json::NUMBER, source);
+    if (!(j.number == floor(j.number) && fabs(j.number) <= INT_MAX))
+        fail("%s: field \"%s\" should be a whole number of at most %d, not %s", source.c_str(), key.c_str(), INT_MAX, j.text.c_str());
+    return (int)j.number;
 }
 
 static std::string read_text(const std::string& path) {

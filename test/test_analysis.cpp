@@ -150,6 +150,14 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     d.words.resize(4);
     write_attention_dump(dir + "/bad.bin", d);
     TEST_ASSERT_THROWS_WITH(read_attention_dump(dir + "/bad.bin"), "example 0 has token 4, not a word");
+    // without words, a token the analyses could not keep a count for (nor add 1 to, as INT_MAX)
+    d.words.clear(), d.has_positions = false;
+    d.examples[0].tokens[1] = MAX_DUMP_WORDS;
+    write_attention_dump(dir + "/bad.bin", d);
+    TEST_ASSERT_THROWS_WITH(read_attention_dump(dir + "/bad.bin"), "example 0 has token 1048576, not a word");
+    d.examples[0].tokens[1] = MAX_DUMP_WORDS - 1;
+    write_attention_dump(dir + "/bad.bin", d);
+    TEST_ASSERT_EQUAL_INT(MAX_DUMP_WORDS, dump_vocab_size(read_attention_dump(dir + "/bad.bin")));
 }
 
 // attends_by_answer on two hand-built examples of tokens 2..9 (the answer's queries t = 3, 4, 5
@@ -275,6 +283,12 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
     TEST_ASSERT_MESSAGE(access((out + "/distance.svg").c_str(), R_OK) == 0 && access((out + "/histogram.svg").c_str(), R_OK) == 0, "plots");
     const char* bad[] = {"attention", "distance", "--out", out.c_str(), a.c_str(), "no-label.bin"};
     TEST_ASSERT_THROWS_WITH(attention_main(6, (char**)bad), "expected LABEL=DUMP.bin, got 'no-label.bin'");
+    // a dump of no examples has no lengths to plot a distance over
+    self.examples.clear();
+    write_attention_dump(dir + "/empty.bin", self);
+    std::string empty = dir + "/empty.bin", labelled = "empty=" + empty;
+    const char* none[] = {"attention", "distance", "--out", out.c_str(), empty.c_str(), labelled.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(6, (char**)none), "empty.bin holds no examples to compare");
 }
 
 // ----------------------------------------------------------------------------

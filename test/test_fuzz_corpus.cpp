@@ -7,12 +7,14 @@
 #include "test/fuzz/targets.h"
 #include "test/unity.h"
 
-// runs every file of the target's corpus through it; returns how many there were
+// runs every file of the target's corpus through it, its printing silenced; returns how many
+// there were
 static int run_corpus(const std::string& target, int (*fuzz)(const uint8_t*, size_t)) {
     std::string dir = repo_path("test/fuzz/corpus/" + target);
     DIR* d = opendir(dir.c_str());
     if (!d) return -1;
     int files = 0;
+    Silence quiet;
     for (dirent* entry; (entry = readdir(d));) {
         if (entry->d_name[0] == '.') continue;
         std::ifstream f(dir + "/" + entry->d_name, std::ios::binary);
@@ -32,6 +34,8 @@ static void check_corpus(const std::string& target, int (*fuzz)(const uint8_t*, 
 static void test_answer_corpus(void) { check_corpus("answer", fuzz_answer); }
 static void test_checkpoint_corpus(void) { check_corpus("checkpoint", fuzz_checkpoint); }
 static void test_flags_corpus(void) { check_corpus("flags", fuzz_flags); }
+static void test_dump_corpus(void) { check_corpus("dump", fuzz_dump); }
+static void test_results_corpus(void) { check_corpus("results", fuzz_results); }
 
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
@@ -39,5 +43,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_answer_corpus);
     RUN_TEST(test_checkpoint_corpus);
     RUN_TEST(test_flags_corpus);
+    RUN_TEST(test_dump_corpus);
+    RUN_TEST(test_results_corpus);
+    remove_fuzz_files();
     return UNITY_END();
 }

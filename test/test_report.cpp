@@ -275,6 +275,27 @@ static void test_malformed_json_is_refused_with_file_and_line(void) {
     TEST_ASSERT_THROWS_WITH(field(parse_json("{\"a\": 1}", "x.json"), "a", Json::OBJECT, "x.json"), "field \"a\" should be an object");
 }
 
+// the reader recurses into arrays and objects: 64 levels read, a deeper file is refused before
+// it can overflow the stack (100,000 levels did, under AddressSanitizer)
+static void test_json_nested_past_the_limit_is_refused(void) {
+    std::string nested = "1";
+    for (int depth = 0; depth < MAX_JSON_DEPTH; depth++) nested = (depth % 2 ? "{\"a\": " : "[") + nested + (depth % 2 ? "}" : "]");
+    TEST_ASSERT_EQUAL_INT(Json::OBJECT, parse_json(nested, "x.json").kind);
+    TEST_ASSERT_THROWS_WITH(parse_json("[" + nested + "]", "x.json"), "x.json: JSON nested more than 64 deep at line 1");
+    TEST_ASSERT_THROWS_WITH(parse_json("\n" + std::string(100000, '['), "x.json"), "x.json: JSON nested more than 64 deep at line 2");
+}
+
+// counts and lengths are ints: a number an int can not hold, or one with a fraction, is refused
+// (casting 1e300 to int is undefined behaviour)
+static void test_int_fields_must_be_whole_numbers_an_int_holds(void) {
+    Json j = parse_json("{\"max\": 2147483647, \"min\": -2147483647, \"big\": 1e300, \"past\": 2147483648, \"half\": 2.5}", "x.json");
+    TEST_ASSERT_EQUAL_INT(INT_MAX, int_field(j, "max", "x.json"));
+    TEST_ASSERT_EQUAL_INT(-INT_MAX, int_field(j, "min", "x.json"));
+    TEST_ASSERT_THROWS_WITH(int_field(j, "big", "x.json"), "x.json: field \"big\" should be a whole number of at most 2147483647, not 1e300");
+    TEST_ASSERT_THROWS_WITH(int_field(j, "past", "x.json"), "not 2147483648");
+    TEST_ASSERT_THROWS_WITH(int_field(j, "half", "x.json"), "not 2.5");
+}
+
 // ----------------------------------------------------------------------------
 // whole reports
 
@@ -573,6 +594,25 @@ static void test_single_run_plot_has_both_axis_titles_and_shaded_training_length
     TEST_ASSERT_EQUAL_INT(2, count_of(svg, "<polyline"));
 }
 
+// the length axis is labelled at a round step: every 5 over 1-40, and about ten labels however
+// far apart the lengths are (a label per 1,000 over 0-2e9 took 16 s and 2 million labels)
+static void test_length_axis_has_about_ten_labels_at_a_round_step(void) {
+    auto labels = [](int lo, int hi) {
+        SvgPlot plot(lo, hi, "t");
+        plot.x_ticks(lo, hi);
+        return plot.finish();
+    };
+    std::string svg = labels(1, 40);
+    TEST_ASSERT_EQUAL_INT(8, count_of(svg, "text-anchor=\"middle\">"));
+    TEST_ASSERT(svg.find(">5</text>") != std::string::npos && svg.find(">40</text>") != std::string::npos);
+    svg = labels(0, 2000000000);
+    TEST_ASSERT_EQUAL_INT(11, count_of(svg, "text-anchor=\"middle\">"));  // 0, 2e8, ..., 2e9
+    TEST_ASSERT(svg.find(">2000000000</text>") != std::string::npos);
+    svg = labels(-INT_MAX, INT_MAX);
+    TEST_ASSERT(count_of(svg, "text-anchor=\"middle\">") <= 11);
+    TEST_ASSERT(svg.find(">-2000000000</text>") != std::string::npos && svg.find(">0</text>") != std::string::npos);
+}
+
 // ----------------------------------------------------------------------------
 // bad input
 
@@ -622,6 +662,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_json_reader_reads_results_json_in_train_cu_format);
     RUN_TEST(test_json_split_reads_back_as_the_same_counts);
     RUN_TEST(test_malformed_json_is_refused_with_file_and_line);
+    RUN_TEST(test_json_nested_past_the_limit_is_refused);
+    RUN_TEST(test_int_fields_must_be_whole_numbers_an_int_holds);
     RUN_TEST(test_report_of_a_small_sweep_has_the_expected_mrr_and_plots);
     RUN_TEST(test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned);
     RUN_TEST(test_report_gives_the_mrr_over_the_tasks_some_pe_learned);
@@ -634,6 +676,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
+    RUN_TEST(test_length_axis_has_about_ten_labels_at_a_round_step);
     RUN_TEST(test_missing_sweep_directory_is_refused);
     RUN_TEST(test_directory_without_runs_is_refused);
     RUN_TEST(test_malformed_results_json_is_refused_with_its_path);

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # test/fuzz/seeds.sh: writes the seed inputs of the fuzz corpus (test/fuzz/corpus/TARGET/seed-*)
 # from ./train itself, so they follow the program: prompts of every task from --show, checkpoints
-# of a micro model for every PE, and command lines. Run from the repository root after `make`;
-# inputs a fuzzer found (named finding-*) are kept as they are.
+# of a micro model for every PE, command lines, attention dumps and the run files of micro runs.
+# Run from the repository root after `make`; inputs a fuzzer found (named finding-*) are kept as
+# they are.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 corpus=test/fuzz/corpus
 rm -f $corpus/*/seed-*
-mkdir -p $corpus/answer $corpus/checkpoint $corpus/flags
+mkdir -p $corpus/answer $corpus/checkpoint $corpus/flags $corpus/dump $corpus/results
 
 # answer: byte 0 the task's index in the task table (--help lists them in that order), byte 1
 # 0 for a prompt as text, 1 for vocabulary indices
@@ -38,6 +39,33 @@ done
 micro fire-random --task copy_cmc --pe fire --train-max 3 --test-max 4 --random-positions 64
 micro nope-abacus --task addition --pe nope --train-max 3 --test-max 4 --reverse-digits --abacus
 micro ape_learned-coupled --task addition --pe ape_learned --train-max 3 --test-max 4 --reverse-digits --zero-pad --position-coupling
+
+# dump: byte 0 = 0 (the file as written), then an attention dump of a micro model (CoPE's with
+# its positions and table)
+for pe in nope t5 rope fire cope; do
+    ./train --load "$tmp/$pe/model.bin" --dump-attention "$tmp/$pe.dump" --dump-per-length 1 > /dev/null
+    { printf '\x00'; cat "$tmp/$pe.dump"; } > $corpus/dump/seed-$pe
+done
+
+# results: micro runs' config.json and results.json, NUL-separated: one run, two and three PEs
+# of a seed, a RoPE evaluation with its angles rescaled beside its run, and a finished run beside an
+# unfinished one (a config.json alone)
+./train --load "$tmp/rope/model.bin" --rope-scaling pi --out "$tmp/rope-pi" > /dev/null
+files() {  # RUN...: each run's config.json and results.json, NUL-separated
+    local first=1
+    for run in "$@"; do
+        for file in config results; do
+            [ $first = 1 ] || printf '\0'
+            first=0
+            cat "$tmp/$run/$file.json"
+        done
+    done
+}
+files nope > $corpus/results/seed-nope
+files nope alibi > $corpus/results/seed-nope-alibi
+files nope t5 alibi > $corpus/results/seed-nope-t5-alibi
+files rope rope-pi > $corpus/results/seed-rope-pi
+{ files fire-random; printf '\0'; cat "$tmp/nope/config.json"; } > $corpus/results/seed-unfinished
 rm -rf "$tmp"
 
 # flags: arguments separated by NUL bytes
@@ -62,4 +90,5 @@ done <<'LINES'
 --load runs/x/model.bin --rope-scaling yarn --out runs/y --force
 --task ch_duplicate_string --train-max 20 --test-max 50 --stats
 LINES
-echo "seeds: $(ls $corpus/answer | wc -l) answer, $(ls $corpus/checkpoint | wc -l) checkpoint, $(ls $corpus/flags | wc -l) flags"
+echo "seeds: $(ls $corpus/answer | wc -l) answer, $(ls $corpus/checkpoint | wc -l) checkpoint, $(ls $corpus/flags | wc -l) flags," \
+    "$(ls $corpus/dump | wc -l) dump, $(ls $corpus/results | wc -l) results"

@@ -14,15 +14,33 @@
                     are read and validated as --load does, without building the data
    fuzz_flags       a command line: NUL-separated arguments through parse_flags, find_mode and
                     the checks each mode makes before it does any work
+   fuzz_dump        an attention dump for dev/attention: byte 0's lowest bit says whether to set
+                    the magic and a version (byte 0's next bit: 1, else 2), so that inputs get
+                    past that check to the sizes behind it; then each of dev/attention's four
+                    commands reads it and writes its tables and plots, as from the command line
+   fuzz_results     the run files of a sweep for dev/report: up to three runs, each a config.json
+                    and a results.json, the six texts NUL-separated (a run whose results.json is
+                    missing is unfinished); the whole report is written
 
  test/fuzz/fuzz.cpp makes a libFuzzer binary of one of them (`make fuzz`); test/test_fuzz_corpus
- runs all three over the committed corpus in every `make test`.
+ runs all five over the committed corpus in every `make test`.
 */
 #pragma once
 #define TESTING
 #include <unistd.h>
 
 #include "train.cu"
+#include "dev/attention.cpp"
+#include "dev/report.cpp"
+
+// the files a target writes for the code under test to read, one set per process (libFuzzer may
+// run several): /tmp/fuzz_NAME_PID, and with .bin added
+static std::string fuzz_path(const std::string& name) { return "/tmp/fuzz_" + name + "_" + std::to_string(getpid()); }
+
+static void remove_fuzz_files() {
+    std::error_code ignored;
+    for (const char* name : {"checkpoint", "dump", "results"}) fs::remove_all(fuzz_path(name), ignored), fs::remove(fuzz_path(name) + ".bin", ignored);
+}
 
 // ----------------------------------------------------------------------------
 
@@ -78,7 +96,7 @@ static int fuzz_checkpoint(const uint8_t* data, size_t size) {
         if (fixes & 4) store_u32(&file, H_PAYLOAD_CRC, crc32_update(0, file.data() + HEADER_FIELDS * 4, file.size() - HEADER_FIELDS * 4));
         if (fixes & 8) store_u32(&file, H_HEADER_CRC, crc32_update(0, file.data(), 4 * H_HEADER_CRC));
     }
-    static const std::string path = "/tmp/fuzz_checkpoint_" + std::to_string(getpid()) + ".bin";
+    static const std::string path = fuzz_path("checkpoint") + ".bin";
     FILE* f = fopen(path.c_str(), "wb");
     if (!f) return 0;
     fwrite(file.data(), 1, file.size(), f);
@@ -125,6 +143,58 @@ static int fuzz_flags(const uint8_t* data, size_t size) {
         if (mode == SHOW) find_split(c.split);
         if (mode & MODEL) resolve_config(&c);
     } catch (const Error&) {
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+
+static int fuzz_dump(const uint8_t* data, size_t size) {
+    if (size < 1) return 0;
+    std::vector<uint8_t> file(data + 1, data + size);
+    if ((data[0] & 1) && file.size() >= 8) store_u32(&file, 0, ATTENTION_DUMP_MAGIC), store_u32(&file, 1, data[0] & 2 ? 1 : 2);
+    static const std::string path = fuzz_path("dump") + ".bin", out = fuzz_path("dump");
+    FILE* f = fopen(path.c_str(), "wb");
+    if (!f) return 0;
+    fwrite(file.data(), 1, file.size(), f);
+    fclose(f);
+    const std::string labelled = "x=" + path;
+    const std::vector<std::vector<std::string>> commands = {
+        {"distance", path, labelled}, {"histogram", "--min-length", "0", labelled}, {"attends", labelled}, {"positions", labelled}};
+    for (const std::vector<std::string>& command : commands) {
+        std::vector<std::string> words = {"attention", command[0], "--out", out};
+        words.insert(words.end(), command.begin() + 1, command.end());
+        std::vector<char*> argv;
+        for (std::string& w : words) argv.push_back(&w[0]);
+        try {
+            attention_main((int)argv.size(), argv.data());
+        } catch (const Error&) {
+        }
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+
+static int fuzz_results(const uint8_t* data, size_t size) {
+    static const std::string sweep = fuzz_path("results");
+    std::error_code ignored;
+    fs::remove_all(sweep, ignored);
+    std::vector<std::string> texts(1);
+    for (size_t i = 0; i < size; i++) {
+        if (data[i]) texts.back() += (char)data[i];
+        else if (texts.size() < 6) texts.push_back("");
+        else break;
+    }
+    for (size_t k = 0; k < texts.size(); k++) {
+        std::string run = sweep + "/run" + std::to_string(k / 2);
+        fs::create_directories(run);
+        write_text(run + (k % 2 ? "/results.json" : "/config.json"), texts[k]);
+    }
+    try {
+        write_report(sweep);
+    } catch (const Error&) {  // what dev/report's main reports as one error line, as it does
+    } catch (const fs::filesystem_error&) {
     }
     return 0;
 }
