@@ -19,7 +19,9 @@
    - dims: B batch, T time, C channels, NH heads, HS head size, F feed-forward width, V vocab,
      L layers; pointer comments give shapes
    - forward functions overwrite their outputs; backward functions accumulate (+=) into every
-     gradient they write, so the caller zeroes what it starts
+     gradient they write, so the caller zeroes what it starts; the exceptions say so: the
+     gradients only they make (attention_backward's dscores, CoPE's dlogits) are overwritten,
+     and rotate_qk_backward turns dqkv in place from the rotated q and k's to the unrotated
    - every output element is computed by one thread, summing in a fixed order, so results do
      not depend on the number of threads and runs repeat bit for bit
    - `real` is float in the program and double in the gradient-check test (MODEL_REAL)
@@ -57,11 +59,12 @@ struct ModelConfig {
     int random_positions = 0;  // --random-positions L: training draws positions from 0 .. L-1
     bool abacus = false;       // --abacus: digits also get their place's row of the Abacus table (pe.h)
     bool position_coupling = false;  // --position-coupling: positions computed from the digits' places (pe.h)
-    int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: a row for every count
+    int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: max_T rows (pe.h)
     bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
     bool packed = false;       // --pack: training rows hold several sequences, each counting its own positions
     int HS() const { return C / NH; }
-    // training gives each row its own positions (TokenPlaces), so the bias PEs a plane per row
+    // training gives each row its own positions (TokenPlaces), so the bias PEs need a plane per
+    // row (bias_planes)
     bool positions_per_row() const { return random_positions > 0 || packed; }
     // positions the PE's tables (and ape_learned's rows) cover; a coupled position is at most
     // the sequence length (a sequence of digits alone), one more than the uncoupled ones. CoPE's
@@ -105,6 +108,9 @@ inline void validate_model_config(const ModelConfig& c) {
              c.abacus ? "--abacus" : "--position-coupling");
     if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
     if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
+    if (c.pe == PE_XPOS && c.max_pos() > XPOS_MAX_POS)
+        fail("--pe xpos: this run's positions reach %d, but xPos's scales stay within float's range only below %d (pe.h): keep "
+             "--random-positions and the longest sequence at or below %d", c.max_pos() - 1, XPOS_MAX_POS, XPOS_MAX_POS);
     if (c.pe_per_layer && !pe_attention_has_params(c.pe))
         fail("--pe-per-layer gives each layer its own parameters of the PE's attention bias: %s has none", PE_NAMES[c.pe]);
     if (pe_param_count(c.pe, c.C, c.NH, c.max_pos()) > (size_t)INT_MAX) fail("--pe %s: its parameters would not fit one tensor", PE_NAMES[c.pe]);
@@ -434,8 +440,9 @@ inline void rotate_qk_backward(real* dqkv,            // (B, T, 3C)
 }
 
 // The PE's score bias for every (query i, key j <= i) of the batch, for queries i >= t0, made
-// once per forward and read by every layer: one (NH, T, T) plane, or one per sequence
-// (planes = B) when training draws each sequence's positions. Bias PEs only.
+// once per forward and read by every layer (made again in each with --pe-per-layer): one
+// (NH, T, T) plane, or one per row (planes = B) when the rows carry their own positions
+// (--random-positions, --pack). Bias PEs only.
 inline void pe_bias_forward(real* bias,            // (planes, NH, T, T)
                             const real* pe_params,  // the PE's learned tensor, if it has one
                             const int* positions,   // (B, T) with planes = B, or nullptr with planes = 1
@@ -474,13 +481,16 @@ inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's
         for (size_t k = 0; k < n_params; k++) dpe_params[k] += partial[p][k];
 }
 
-// What one CoPE query reads: logits[j] = q_i . k_j for its keys s <= j <= i (s: its sequence's
-// start), and z[m] = q_i . e_m for the rows m < min(npos, i - s + 3) that its positions
-// p <= i - s + 1 can reach. Returns that row count.
-inline int cope_query_reads(real* logits, real* z, const real* q, const real* qkv, const real* table, int b, int h, int s, int i, int T,
-                            int C, int NH, int npos) {
-    int HS = C / NH, rows = std::min(npos, i - s + 3);
+// What one CoPE query reads, the two inputs of pe.h's cope_bias_row: its gate logits,
+// logits[j] = q_i . k_j for its keys s <= j <= i (s: its sequence's start, h its head)...
+inline void cope_gate_logits(real* logits, const real* q, const real* qkv, int b, int h, int s, int i, int T, int C, int NH) {
+    int HS = C / NH;
     for (int j = s; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
+}
+// ...and z[m] = q_i . e_m for the rows m < cope_rows_read(n, npos) its positions over n keys
+// can reach. Returns that row count.
+inline int cope_table_reads(real* z, const real* q, const real* table, int n, int HS, int npos) {
+    int rows = cope_rows_read(n, npos);
     for (int m = 0; m < rows; m++) z[m] = dot(q, table + (size_t)m * HS, HS);
     return rows;
 }
@@ -502,7 +512,8 @@ inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
                 for (int i = t0; i < T; i++) {
                     const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
                     int s = sequence_start(starts, b, i, T);
-                    cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, s, i, T, C, NH, npos);
+                    cope_gate_logits(logits.data(), q, qkv, b, h, s, i, T, C, NH);
+                    cope_table_reads(z.data(), q, table, i - s + 1, HS, npos);
                     cope_bias_row(bias + (((size_t)b * NH + h) * T + i) * T + s, logits.data() + s, z.data(), i - s + 1, npos);
                 }
     }
@@ -512,14 +523,13 @@ inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
 // --dump-attention feeds), from that layer's q and k after model_forward.
 inline void cope_positions(float* positions,  // (NH, T, T): row i over keys 0..i, zero after
                            const real* qkv,    // (1, T, 3C)
-                           const real* table,  // (max_pos, HS)
-                           const PE& pe, int T, int C, int NH) {
+                           int T, int C, int NH) {
     int HS = C / NH;
-    std::vector<real> logits(T), z(pe.max_pos);
+    std::vector<real> logits(T);
     for (int h = 0; h < NH; h++)
         for (int i = 0; i < T; i++) {
             float* row = positions + ((size_t)h * T + i) * T;
-            cope_query_reads(logits.data(), z.data(), qkv + (size_t)i * 3 * C + h * HS, qkv, table, 0, h, 0, i, T, C, NH, pe.max_pos);
+            cope_gate_logits(logits.data(), qkv + (size_t)i * 3 * C + h * HS, qkv, 0, h, 0, i, T, C, NH);
             cope_positions_row(row, logits.data(), i + 1);
             std::fill(row + i + 1, row + T, 0.0f);
         }
@@ -549,7 +559,8 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
                     const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
                     real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
                     int s = sequence_start(starts, b, i, T);
-                    int rows = cope_query_reads(logits.data(), z.data(), q, qkv, table, b, h, s, i, T, C, NH, npos);
+                    cope_gate_logits(logits.data(), q, qkv, b, h, s, i, T, C, NH);
+                    int rows = cope_table_reads(z.data(), q, table, i - s + 1, HS, npos);
                     std::fill(dz.begin(), dz.begin() + rows, 0);
                     cope_bias_row_backward(dlogits.data() + s, dz.data(), dscores + (((size_t)b * NH + h) * T + i) * T + s, logits.data() + s,
                                            z.data(), i - s + 1, npos);
@@ -778,9 +789,10 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"d_pe_bias", false, S_DBIAS},  // the score bias planes' gradient, summed over the layers that share a PE tensor
 };
 
-// bias planes: one per row when training gives rows their own positions (drawn, or packed
-// sequences: each row has its own distances) or when the bias comes from the row itself (CoPE),
-// else one for the batch
+// bias planes: one per row when the rows carry their own positions (drawn, or packed sequences:
+// each row has its own distances) or when the bias comes from the row itself (CoPE), else one
+// for the batch. planes_for is a batch's count, bias_planes the most any batch needs.
+inline int planes_for(const ModelConfig& c, const int* positions, int B) { return positions || pe_has_context_bias(c.pe) ? B : 1; }
 inline int bias_planes(const ModelConfig& c, int B) { return c.positions_per_row() || pe_has_context_bias(c.pe) ? B : 1; }
 
 inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
@@ -890,7 +902,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     if (c.position_coupling) positions = couple_positions(m, tokens, place_offsets, B, T);
     size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
-    int planes = positions || pe_has_context_bias(c.pe) ? B : 1;
+    int planes = planes_for(c, positions, B);
 
     embedding_forward(A(A_RES_IN), tokens, positions, m->param(P_WTE), m->param(P_PE_TABLE), m->pe(), B, T, C, t0);
     if (c.abacus) abacus_forward(A(A_RES_IN), tokens, place_offsets, m->param(P_ABACUS), m->is_digit.data(), B, T, C, t0);
@@ -941,7 +953,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
     if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
-    int planes = positions ? B : 1;
+    int planes = planes_for(c, positions, B);
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
     auto zeroed = [&](int id) {
         std::fill(m->acts[id].begin(), m->acts[id].begin() + act_numel(c, ACTS[id].shape, B, T), 0);
@@ -1233,6 +1245,15 @@ inline Header read_checkpoint_header(const std::string& path) {
     return h;
 }
 
+// a model field of a header as a user would write it: the PE by name, RoPE's fraction as a number
+inline std::string header_value(int field, int32_t value) {
+    char text[32];
+    if (field == H_PE && value >= 0 && value < NUM_PES) return PE_NAMES[value];
+    if (field == H_ROPE_FRAC) snprintf(text, sizeof text, "%g", bits_float(value));
+    else snprintf(text, sizeof text, "%d", value);
+    return text;
+}
+
 // Loads the tensors of a checkpoint (header already read and checked) into a model made with
 // the same configuration; any difference is an error naming the field. The tensors must pass
 // their CRC and be finite (a NaN saved by a diverged run is named, tensor and element).
@@ -1240,7 +1261,9 @@ inline void load_checkpoint(const std::string& path, const Header& h, Model* m) 
     Header mine = checkpoint_header(*m, (CheckpointKind)h[H_KIND], header_task(h), header_preset(h));
     const char* names[] = {"layers", "d_model", "heads", "d_ff", "vocabulary", "pe", "rope_frac"};
     for (int field = H_LAYERS; field <= H_ROPE_FRAC; field++)
-        if (h[field] != mine[field]) fail("%s was saved with a different %s (%d) than this model's (%d)", path.c_str(), names[field - H_LAYERS], h[field], mine[field]);
+        if (h[field] != mine[field])
+            fail("%s was saved with a different %s (%s) than this model's (%s)", path.c_str(), names[field - H_LAYERS],
+                 header_value(field, h[field]).c_str(), header_value(field, mine[field]).c_str());
     if (header_num_params(h) != m->layout.total) fail("%s holds %zu parameters; this model has %zu", path.c_str(), header_num_params(h), m->layout.total);
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));

@@ -114,12 +114,11 @@ HD inline float alibi_slope(int h, int NH) {
 
 static const double KERPLE_MIN = 0.01, KERPLE_MAX_POWER = 2.0;
 
-HD inline bool kerple_clamped(PEKind k, int row, double value) {
-    return value < KERPLE_MIN || (k == PE_KERPLE_POWER && row == 1 && value > KERPLE_MAX_POWER);
-}
 HD inline double kerple_read(PEKind k, int row, double value) {
     return value < KERPLE_MIN ? KERPLE_MIN : k == PE_KERPLE_POWER && row == 1 && value > KERPLE_MAX_POWER ? KERPLE_MAX_POWER : value;
 }
+// a clamped value's read does not move with it: no gradient reaches it
+HD inline bool kerple_clamped(PEKind k, int row, double value) { return kerple_read(k, row, value) != value; }
 
 // ----------------------------------------------------------------------------
 // FIRE (Li et al. 2024): bias_h(i, j) = mlp_h(u), u = psi(i - j) / psi(max(L, i)),
@@ -162,9 +161,10 @@ HD inline FireInput fire_normalised_distance(const real* params, int NH, int i, 
 // rather than in tokens. Query i gates each key j <= i, g_ij = sigmoid(q_i . k_j), and key j's
 // position as seen from i is the number of gates open from j up to i: p_ij = sum_{t=j..i} g_it.
 // The score gains q_i . e(p_ij), e a learned (max_pos, HS) table interpolated linearly between
-// rows floor(p) and floor(p) + 1, p clamped to max_pos - 1: by default a row for every count a
-// sequence can reach, or with --cope-max P the paper's clip at p_max = P (max_pos = P + 1), so
-// that counts longer than training's read the rows training made. Since p only sums gates, a
+// rows floor(p) and floor(p) + 1, p clamped to max_pos - 1: by default max_pos = max_T, a row
+// for every count up to max_T - 1 (a count past it, which needs nearly every gate of a longest
+// sequence open, reads the last row), or with --cope-max P the paper's clip at p_max = P
+// (max_pos = P + 1), so that counts longer than training's read the rows training made. Since p only sums gates, a
 // model can count words, digits or sentences as easily as tokens, and no table row past the
 // counts it saw in training need ever be read. As the paper: zero init, one table for all
 // heads, gates from the plain score q . k (this model's scores are not scaled by 1/sqrt(HS)).
@@ -187,8 +187,12 @@ HD inline CopeRead cope_read(double p, int npos) {
     return {f, p - f, false};
 }
 
+// The rows of the table a query over n keys can read: its positions p <= n read rows up to
+// floor(p) + 1, so rows m < min(npos, n + 2).
+HD inline int cope_rows_read(int n, int npos) { return n + 2 < npos ? n + 2 : npos; }
+
 // One query's bias over keys j < n (n = i + 1), from logits[j] = q_i . k_j and z[m] = q_i . e_m
-// for rows m < min(npos, n + 2) (p_ij <= n, so no other row is read).
+// for the rows m < cope_rows_read(n, npos).
 template <typename real>
 inline void cope_bias_row(real* bias, const real* logits, const real* z, int n, int npos) {
     double p = 0;
@@ -243,11 +247,15 @@ inline void cope_bias_row_backward(real* dlogits, real* dz, const real* dbias, c
 // xPos (Sun et al. 2022) rotates the same pairs and also scales pair k of the query at i by
 // zeta_k^(i/512) and of the key at j by zeta_k^(-j/512), zeta_k = (2k/rot + 0.4) / 1.4, so the
 // score of pair k carries zeta_k^((i-j)/512) < 1: a decay with distance. It rotates the same
-// fraction of the head as RoPE (--rope-frac), so the two differ by the decay alone. Positions
-// here stay below a few thousand, so the reference code's centring is not needed in float.
+// fraction of the head as RoPE (--rope-frac), so the two differ by the decay alone. The scales
+// are tabulated in float without the reference code's centring, which keeps them within
+// float's normal range up to position ~35,700 (pair 0: zeta = 0.4/1.4, whose zeta^(p/512)
+// falls below 2^-126 there, and the key's 1/zeta^(p/512) overflows soon after): XPOS_MAX_POS,
+// which validate_model_config enforces (--random-positions is what could pass it).
 
 static const double ROPE_BASE = 10000.0;
 static const double XPOS_GAMMA = 0.4, XPOS_SCALE_BASE = 512.0;
+static const int XPOS_MAX_POS = 32768;
 
 // rotated dims of a head: the fraction of HS, rounded down to a whole number of pairs
 inline int rope_dims(int HS, float fraction) { return 2 * (int)(fraction * HS / 2); }
@@ -258,7 +266,7 @@ inline int rope_dims(int HS, float fraction) { return 2 * (int)(fraction * HS / 
 //   ntk   NTK-aware: the base becomes 10000 * s^(rot / (rot - 2))
 //   yarn  (Peng et al. 2023): theta_k / s for the pairs whose wavelength is long against the
 //         training length, theta_k for the short ones, a linear ramp between (r_k = L / lambda_k
-//         from 1 to 32); and q, k multiplied by 0.1 ln s + 1
+//         from 1 to 32); and the rotated dims of q and k multiplied by 0.1 ln s + 1
 // None is fine-tuned afterwards here: they are tried as pure evaluation-time changes.
 enum RopeScalingKind { ROPE_UNSCALED, ROPE_PI, ROPE_NTK, ROPE_YARN, NUM_ROPE_SCALINGS };
 static const char* const ROPE_SCALING_NAMES[NUM_ROPE_SCALINGS] = {"none", "pi", "ntk", "yarn"};

@@ -1342,7 +1342,7 @@ static void dump_attention(Run* r) {
             if (dump.has_positions) {
                 e.positions.resize(mc.L * plane);
                 for (int l = 0; l < mc.L; l++)
-                    cope_positions(e.positions.data() + l * plane, m.act(A_QKV, l), m.param(P_PE_TABLE, l), m.pe(), e.T, mc.C, mc.NH);
+                    cope_positions(e.positions.data() + l * plane, m.act(A_QKV, l), e.T, mc.C, mc.NH);
             }
             dump.examples.push_back(std::move(e));
         }

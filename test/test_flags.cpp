@@ -209,6 +209,7 @@ static const std::vector<Case>& choice_cases() {
         {"--random-positions", "--pe rope --random-positions 70000", "--random-positions 70000 is out of range [0, 65536]"},
         {"--random-positions", "--pe nope --random-positions 500", "--random-positions: nope has no positions to draw"},
         {"--random-positions", "--pe cope --random-positions 500", "--random-positions: cope has no positions to draw"},
+        {"--random-positions", "--pe xpos --random-positions 40000", "--pe xpos: this run's positions reach 39999, but xPos's scales stay within float's range only below 32768"},
         {"--cope-max", "--pe cope --cope-max 70000", "--cope-max 70000 is out of range [0, 65536]"},
         {"--cope-max", "--pe rope --cope-max 8", "--cope-max clips CoPE's contextual positions: rope has none"},
         {"--pe-per-layer", "--pe alibi --pe-per-layer", "--pe-per-layer gives each layer its own parameters of the PE's attention bias: alibi has none"},

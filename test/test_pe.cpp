@@ -1,5 +1,7 @@
 // Tests of pe.h: each positional encoding's defining identities, the paper's constants, and the
 // later PEs' formulas at hand-computed points.
+#include <cfloat>
+
 #include "pe.h"
 #include "test/unity.h"
 
@@ -138,6 +140,16 @@ static void test_xpos_score_is_ropes_times_a_decay_in_the_distance(void) {
 }
 
 // KERPLE's two kernels at hand-computed points, and its clamps
+// xPos's scales, tabulated in float, stay normal and their inverses finite over every position
+// below XPOS_MAX_POS, which validate_model_config admits; a few thousand further they would not
+static void test_xpos_scales_stay_in_floats_range_up_to_its_bound(void) {
+    int HS = 16, rot = rope_dims(HS, 0.5f);
+    PETables xpos = make_pe_tables(PE_XPOS, HS, 1, rot, XPOS_MAX_POS);
+    for (float scale : xpos.xpos_scale) TEST_ASSERT(scale >= FLT_MIN && std::isfinite(1 / scale));
+    double zeta0 = XPOS_GAMMA / (1 + XPOS_GAMMA);  // pair 0 decays fastest
+    TEST_ASSERT((float)pow(zeta0, 36000 / XPOS_SCALE_BASE) < FLT_MIN);  // test_flags: the bound refused past it
+}
+
 static void test_kerple_bias_at_known_points_and_clamps(void) {
     const int NH = 2;
     PETables log_tables = make_pe_tables(PE_KERPLE_LOG, 8, NH, 0, 50), power_tables = make_pe_tables(PE_KERPLE_POWER, 8, NH, 0, 50);
@@ -281,6 +293,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_ape_table_concatenates_sin_and_cos_halves);
     RUN_TEST(test_learned_ape_reads_its_table_by_position);
     RUN_TEST(test_xpos_score_is_ropes_times_a_decay_in_the_distance);
+    RUN_TEST(test_xpos_scales_stay_in_floats_range_up_to_its_bound);
     RUN_TEST(test_kerple_bias_at_known_points_and_clamps);
     RUN_TEST(test_fire_normalises_the_log_distance_and_runs_its_mlp);
     RUN_TEST(test_learned_pes_initialise_as_their_papers);

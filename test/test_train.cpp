@@ -413,6 +413,12 @@ static void test_loading_into_a_different_model_is_refused(void) {
     different.NH = 4;
     model_init(&other, different, 1, 1);
     TEST_ASSERT_THROWS_WITH(load_checkpoint(dir + "/m.bin", h, &other), "with a different heads (2) than this model's (4)");
+    // the PE by name and RoPE's fraction as a number, not their header encodings
+    Header edited = h;
+    edited[H_PE] = PE_ROPE, edited[H_ROPE_FRAC] = float_bits(0.5f);
+    TEST_ASSERT_THROWS_WITH(load_checkpoint(dir + "/m.bin", edited, &r.model), "with a different pe (rope) than this model's (" + c.pe + ")");
+    edited[H_PE] = h[H_PE];
+    TEST_ASSERT_THROWS_WITH(load_checkpoint(dir + "/m.bin", edited, &r.model), "with a different rope_frac (0.5) than this model's (0.25)");
 }
 
 // An interrupted run, resumed from its state.bin in a fresh Run (as a new process would),
