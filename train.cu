@@ -3,7 +3,7 @@
  checkpoint with the best in-distribution (valid) accuracy, as the paper did, and reports exact-
  match accuracy by length on valid and on the longer test lengths.
 
-   ./train                                   the embedded default experiment (tiny model, CPU)
+   ./train                                   the embedded default experiment (tiny model; on the GPU if there is one)
    ./train --task T --pe P [flags]           any task, PE, model and training settings
    ./train --resume DIR                      continue an interrupted run where it stopped
    ./train --load FILE [--sample N]          evaluate a saved checkpoint again
@@ -71,7 +71,7 @@ struct RunConfig {
     int random_positions = 0;           // L: training positions drawn from 0 .. L-1; 0: off
     bool abacus = false;                // digits also get a learned embedding of their place (pe.h)
     bool position_coupling = false;     // positions from the digits' places (pe.h)
-    int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: a row for every count
+    int cope_max = 0;                   // CoPE's positions clip at P (the paper's p_max); 0: max_T rows (pe.h)
     int sort_pool = 0;                  // batches sorted by length together; 0 or 1: the paper's batches
     bool pe_per_layer = false;          // each layer its own PE parameters (as CoPE's paper), not one tensor for all
     bool pack = false;                  // training batches' sequences packed end to end into fewer rows
@@ -160,7 +160,6 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--bos", FLAG_SWITCH, &c->data.bos, true, DATA, "start every sequence with a <bos> token (Theorem 1's first token; the paper had none)"},
         {"--scratchpad", FLAG_CHOICE, &c->data.scratchpad, true, DATA | ANSWER,
          "steps before the answer (paper §6): none, full, minimal or no-input/comp/output/vars/remaining", row_names(SCRATCHPAD_FORMATS)},
-        // (saved flags are checkpoint fields in table order: a new one goes after the last)
         {"--reverse-digits", FLAG_SWITCH, &c->data.reverse_digits, true, DATA | ANSWER, "addition: every number least significant digit first (Abacus's format)"},
         {"--index-hints", FLAG_SWITCH, &c->data.index_hints, true, DATA | ANSWER, "addition: a hint word @k before each digit names its place (Zhou et al. 2024)"},
         {"--random-positions", FLAG_INT, &c->random_positions, true, MODEL,
@@ -172,13 +171,14 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--zero-pad", FLAG_SWITCH, &c->data.zero_pad, true, DATA | ANSWER,
          "addition: the shorter operand zero-padded to the longer one's digits, the answer to one more (Cho et al. 2024)"},
         {"--cope-max", FLAG_INT, &c->cope_max, true, MODEL,
-         "cope: contextual positions clip at P, the table's last row (the paper's p_max); 0: a row for every count"},
+         "cope: contextual positions clip at P, the table's last row (the paper's p_max); 0: a row per count below the longest sequence"},
         {"--sort-pool", FLAG_INT, &c->sort_pool, true, TRAIN | BENCH,
          "take K batches' examples at a time, sort them by length into K batches of less padding; 0: the paper's batches"},
         {"--pe-per-layer", FLAG_SWITCH, &c->pe_per_layer, true, MODEL,
          "t5, kerple_*, fire, cope: each layer its own PE parameters (as CoPE's paper has it), not one tensor for all"},
         {"--pack", FLAG_SWITCH, &c->pack, true, TRAIN | BENCH,
          "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding"},
+        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --pack)
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -272,9 +272,22 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
         fail("%s is read only with %s", f.name, readers.c_str());
     }
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
+    if (given.count("--sample") && c->sample < 1) fail("--sample expects at least 1 example, got %d", c->sample);
+    if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
     if (given.count("--bench-seq") && (c->abacus || c->position_coupling))
         fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
+    if (given.count("--bench-seq") && given.count("--random-positions"))
+        fail("--random-positions can not be combined with --bench-seq: its random sequences are timed at positions 0..n-1");
+    for (const Flag& f : flag_table(c))  // the data's flags: read where the splits are made (and by --answer)
+        if (given.count("--bench-seq") && (f.modes & ~ANSWER) == DATA && given.count(f.name))
+            fail("%s can not be combined with --bench-seq: it times random tokens, not a task's data", f.name);
+    // the debug state holds tokens and targets: a reader could not recompute positions or places drawn for them
+    for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})
+        if (mode == DUMP && given.count(drawn)) fail("%s can not be combined with --dump-state, whose file holds no positions", drawn);
+    for (const char* setting : {"--sample", "--rope-scaling", "--device", "--precision"})
+        if (given.count("--dump-attention") && given.count(setting))
+            fail("%s can not be combined with --dump-attention, which dumps the model as trained, on the CPU", setting);
     if (given.count("--bench-seq") && (given.count("--sort-pool") || given.count("--pack")))
         fail("%s can not be combined with --bench-seq: its random sequences are of one length, with no padding to save",
              given.count("--pack") ? "--pack" : "--sort-pool");
@@ -297,7 +310,9 @@ static void print_help(RunConfig* c) {
                 printf("  %-6s %2d layers, d_model %4d, %2d heads, d_ff %4d; %d steps, lr %g, dropout %g\n", p.name, p.L, p.C, p.NH, p.F,
                        d.steps, d.lr, d.dropout);
     printf("\nflags:\n");
-    for (const Flag& f : flag_table(c)) printf("  %-15s %s\n", f.name, f.help);
+    int width = 0;
+    for (const Flag& f : flag_table(c)) width = std::max(width, (int)strlen(f.name));
+    for (const Flag& f : flag_table(c)) printf("  %-*s %s\n", width, f.name, f.help);
 }
 
 // memory the system could give this process now (MemAvailable), or infinity if it does not say
@@ -324,7 +339,6 @@ static void check_fits(const char* where, double needed, double available, const
          what.c_str(), where, gib(available).c_str());
 }
 
-// Fills in what the presets decide and checks what no model or task check covers.
 // What of a configuration the GPU path does not run yet, or "": the later PEs, drawn positions
 // and RoPE scaling have CPU code only so far (issue 13).
 static std::string gpu_lacks(const RunConfig& c) {
@@ -350,6 +364,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     return mc;
 }
 
+// Fills in what the presets decide and checks what no model or task check covers.
 static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
@@ -379,7 +394,6 @@ static void resolve_config(RunConfig* c) {
     if (c->warmup_frac > 1) fail("--warmup-frac %g is out of range [0, 1]", c->warmup_frac);
     if (c->weight_decay > 1) fail("--weight-decay %g is out of range [0, 1]", c->weight_decay);
     if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
-    if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
     if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
 #ifdef __CUDACC__
@@ -553,6 +567,14 @@ static void pack_batch(Batch* batch) {
     batch->lengths = used;
 }
 
+// 0 .. n-1 in the order a Fisher-Yates shuffle with `rng` draws
+static std::vector<int> drawn_permutation(int n, Rng rng) {
+    std::vector<int> order(n);
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = n - 1; i > 0; i--) std::swap(order[i], order[rng.below(i + 1)]);
+    return order;
+}
+
 // The examples of training batch `step`: epochs over the training split, each a permutation
 // drawn from (seed, epoch) and read in order (the paper's random sampler). With --sort-pool K
 // the stream is read K batches at a time: those K B examples are sorted by length, cut into K
@@ -564,14 +586,6 @@ static void pack_batch(Batch* batch) {
 // mean count of targets per batch instead (loss_tokens): every token weighs what it would in
 // the paper's mixed batches. A function of (seed, step) alone, so a resumed run sees the
 // batches the uninterrupted run would have.
-// 0 .. n-1 in the order a Fisher-Yates shuffle with `rng` draws
-static std::vector<int> drawn_permutation(int n, Rng rng) {
-    std::vector<int> order(n);
-    for (int i = 0; i < n; i++) order[i] = i;
-    for (int i = n - 1; i > 0; i--) std::swap(order[i], order[rng.below(i + 1)]);
-    return order;
-}
-
 struct BatchSampler {
     uint64_t seed;
     const Split& split;
@@ -631,6 +645,8 @@ struct Run {
     Model model;  // on the CPU: the model itself; with a GPU: the host copy checkpoints read and write
     Progress progress;
     int saved_step = -1;  // the step state.bin was saved after; -1: none yet
+    int evaluated_step = 0;         // the step of the parameters report() evaluates
+    bool evaluated_latest = false;  // they are a state.bin's (the latest step's), not model.bin's (the best)
     std::string dir;
     std::unique_ptr<GpuModel> gpu;  // the model on the GPU, or nothing
     std::vector<float> logits;      // a batch's logits copied from the GPU
@@ -711,8 +727,8 @@ static void host_to_device(Run* r) {
     (void)r;
 }
 
-// whether the run computes on the GPU: --device allows it, this build has the GPU path, and
-// the machine has a CUDA device
+// whether the run computes on the GPU: --device allows it, this build has the GPU path, the
+// machine has a CUDA device, and the configuration has GPU kernels (gpu_lacks)
 static bool wants_gpu(const RunConfig& c) {
 #ifdef __CUDACC__
     return c.device != "cpu" && gpu_present() && gpu_lacks(c).empty();
@@ -889,11 +905,14 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
     return graded;
 }
 
-// decodes the first n examples of a split token by token and prints prompt, gold and output
-static void print_samples(Model* m, const Split& split, const Vocab& vocab, const char* name, int n) {
+// decodes the first n examples of a split token by token (RoPE scaled for each as evaluate
+// scales it) and prints prompt, gold and output
+static void print_samples(Run* r, const Split& split, const char* name, int n) {
+    const Vocab& vocab = r->data.vocab;
     for (int i = 0; i < std::min(n, split.size()); i++) {
         std::vector<int> prompt(split.example(i), split.example(i) + split.prompt_len[i]);
-        std::vector<int> output = generate_greedy(m, prompt, EOS_ID);
+        scale_rope_for(r, split.example_len(i));
+        std::vector<int> output = generate_greedy(&r->model, prompt, EOS_ID);
         Words prompt_words, gold, said;
         example_words(split, vocab, i, &prompt_words, &gold);
         for (int token : output)
@@ -905,6 +924,7 @@ static void print_samples(Model* m, const Split& split, const Vocab& vocab, cons
                scratchpad ? (v.scratchpad ? ", scratchpad right" : ", scratchpad wrong") : "", join_words(prompt_words).c_str(),
                join_words(gold).c_str(), join_words(said).c_str(), ended ? "" : " (no <eos>)");
     }
+    scale_rope_for(r, 0);
 }
 
 // ----------------------------------------------------------------------------
@@ -1092,8 +1112,8 @@ static void on_nonfinite_step(Run* r, int step, double loss, double grad_norm, i
 
 // SIGINT (Ctrl-C) or SIGTERM (kill, Slurm's time limit) during training: the step in flight
 // finishes, the state is saved, and the program exits with 128 + the signal's number. A second
-// signal stops it at once (the handler restores the default); checkpoints are written whole or
-// not at all, so even then state.bin is intact.
+// signal of either kind stops it at once (the handler restores both defaults); checkpoints are
+// written whole or not at all, so even then state.bin is intact.
 static volatile sig_atomic_t stop_signal = 0;
 
 static void on_stop_signal(int sig) {
@@ -1101,7 +1121,8 @@ static void on_stop_signal(int sig) {
     static const char message[] = "\n(stopping after this step, once its state is saved; again to stop at once)\n";
     ssize_t ignored = write(STDERR_FILENO, message, sizeof(message) - 1);
     (void)ignored;
-    signal(sig, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
 }
 
 // thrown when a signal ended training early; main() exits with 128 + sig
@@ -1111,7 +1132,7 @@ struct Stopped {
 };
 
 // ----------------------------------------------------------------------------
-// training
+// the training loop
 
 // Trains until --steps (or stop_at, for tests), validating every --eval-every steps and at the end.
 static void train(Run* r, int stop_at) {
@@ -1181,8 +1202,9 @@ static void report(Run* r, bool write_files) {
     std::string format = scratchpad ? std::string(", scratchpad ") + SCRATCHPAD_FORMATS[c.data.scratchpad].name : "";
     std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
     std::string pe = c.pe + scaling;
-    printf("\n%s%s with %s, %d layers x %d, checkpoint of step %d (best valid accuracy%s):\n", c.task.c_str(), format.c_str(), pe.c_str(),
-           c.layers, c.d_model, r->progress.best_step, skipped.c_str());
+    std::string checkpoint = r->evaluated_latest ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
+                                                 : format_text("checkpoint of step %d (best valid accuracy%s)", r->evaluated_step, skipped.c_str());
+    printf("\n%s%s with %s, %d layers x %d, %s:\n", c.task.c_str(), format.c_str(), pe.c_str(), c.layers, c.d_model, checkpoint.c_str());
     print_accuracy_table(stdout, valid, test);
     printf("per-token accuracy (teacher-forced, <eos> included): valid %.3f, test %.3f\n", graded_valid.tokens.all.accuracy(),
            graded_test.tokens.all.accuracy());
@@ -1194,7 +1216,8 @@ static void report(Run* r, bool write_files) {
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
                        std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] + "\",\n  \"steps\": " +
                        std::to_string(c.steps) + ",\n  \"best_step\": " +
-                       std::to_string(r->progress.best_step) + ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
+                       std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
+                       ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
                        ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
                        ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
                        ",\n  \"valid_tokens\": " + json_split(graded_valid.tokens) + ",\n  \"test_tokens\": " + json_split(graded_test.tokens) +
@@ -1208,8 +1231,8 @@ static void report(Run* r, bool write_files) {
 static void print_samples_of(Run* r) {
     if (r->config->sample <= 0) return;
     printf("\ngreedy decoding (KV cache) of the first %d examples of each split:\n", r->config->sample);
-    print_samples(&r->model, valid_split(*r), r->data.vocab, "valid", r->config->sample);
-    print_samples(&r->model, test_split(*r), r->data.vocab, "test", r->config->sample);
+    print_samples(r, valid_split(*r), "valid", r->config->sample);
+    print_samples(r, test_split(*r), "test", r->config->sample);
 }
 
 // Builds the data and the model a configuration describes (parameters from --seed).
@@ -1244,8 +1267,9 @@ static void build(Run* r) {
 // The files a run writes in its directory (README, "The run directory").
 static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "nonfinite.txt"};
 
-// A write a crash interrupted leaves FILE.tmp (FILE itself is intact): gone before a run starts
-// or resumes, as the next write of FILE would replace it anyway.
+// A write a crash interrupted leaves FILE.tmp (the checkpoints and log.tsv are written so; FILE
+// itself is intact): gone before a run starts or resumes, as the next write of FILE would
+// replace it anyway.
 static void remove_stale_temporaries(const std::string& dir) {
     for (const char* file : RUN_FILES) {
         std::string tmp = dir + "/" + file + ".tmp";
@@ -1253,15 +1277,25 @@ static void remove_stale_temporaries(const std::string& dir) {
     }
 }
 
-// A new run never silently replaces an earlier one, and a directory never mixes two runs: with
-// --force, every file of the earlier run goes before the new one writes its first.
-static void clear_for_new_run(const std::string& dir, bool force) {
+// A new run never silently replaces an earlier one, and a directory never mixes two runs:
+// without --force an earlier run is an error, found before any work (check_new_run); with it,
+// every file of the earlier run goes (clear_for_new_run) before the new one writes its first,
+// and only once the new run's data and model are made, so that a mistake in its flags leaves
+// the earlier run as it was.
+static std::vector<std::string> earlier_run_files(const std::string& dir) {
     std::vector<std::string> found;
     for (const char* file : RUN_FILES)
         if (access((dir + "/" + file).c_str(), F_OK) == 0) found.push_back(dir + "/" + file);
-    if (found.empty()) return;
-    if (!force) fail("%s holds an earlier run: --resume %s continues it, --force replaces it, or choose another --out", dir.c_str(), dir.c_str());
-    for (const std::string& path : found)
+    return found;
+}
+
+static void check_new_run(const std::string& dir, bool force) {
+    if (!force && !earlier_run_files(dir).empty())
+        fail("%s holds an earlier run: --resume %s continues it, --force replaces it, or choose another --out", dir.c_str(), dir.c_str());
+}
+
+static void clear_for_new_run(const std::string& dir) {
+    for (const std::string& path : earlier_run_files(dir))
         if (remove(path.c_str()) != 0) fail("can not remove %s: %s", path.c_str(), strerror(errno));
 }
 
@@ -1280,10 +1314,11 @@ static void prepare_run(Run* r) {
     }
     resolve_config(c);
     r->dir = !c->resume.empty() ? c->resume : !c->out.empty() ? c->out : "runs/" + c->task + "-" + c->pe + "-" + c->model + "-s" + std::to_string(c->seed);
-    make_directory(r->dir);
-    if (c->resume.empty()) clear_for_new_run(r->dir, c->force);
-    remove_stale_temporaries(r->dir);
+    if (c->resume.empty()) check_new_run(r->dir, c->force);
     build(r);
+    make_directory(r->dir);
+    if (c->resume.empty()) clear_for_new_run(r->dir);
+    remove_stale_temporaries(r->dir);
     if (!c->resume.empty()) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);
         host_to_device(r);
@@ -1297,6 +1332,7 @@ static void prepare_run(Run* r) {
 static void finish_run(Run* r) {
     Header best = read_checkpoint_header(r->dir + "/model.bin");
     load_checkpoint(r->dir + "/model.bin", best, &r->model);
+    r->evaluated_step = best[R_STEP];
     host_to_device(r);
     report(r, true);
     print_samples_of(r);
@@ -1318,7 +1354,6 @@ static void run_training(RunConfig* c) {
 // the first valid and the first test example beside it (FILE.valid.svg, FILE.test.svg).
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
-    if (c.rope_scaling != ROPE_UNSCALED) fail("--dump-attention dumps the model as trained: it does not take --rope-scaling");
     Model& m = r->model;  // the host copy: on the CPU, batch 1 fits whatever device trained it
     const ModelConfig& mc = m.config;
     AttentionDump dump;
@@ -1373,17 +1408,20 @@ static void prepare_evaluation_dir(Run* r) {
     char out_real[PATH_MAX], loaded_real[PATH_MAX];
     if (realpath(c->out.c_str(), out_real) && realpath(loaded_dir.c_str(), loaded_real) && strcmp(out_real, loaded_real) == 0)
         fail("--out %s is the directory of %s: an evaluation writes its results into a directory of its own", c->out.c_str(), c->load.c_str());
-    clear_for_new_run(c->out, c->force);
+    check_new_run(c->out, c->force);
+    clear_for_new_run(c->out);
     r->dir = c->out;
     write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
 }
 
 // A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the
-// model holding the checkpoint's parameters (on the CPU). Returns the header.
+// model holding the checkpoint's parameters (on the CPU): model.bin's, of the best step, or
+// state.bin's, of the latest. Returns the header.
 static Header load_run(Run* r, const std::string& path) {
     RunConfig* c = r->config;
     Header h = read_checkpoint_header(path);
     r->progress = restore_run(h, c);
+    r->evaluated_step = r->progress.step, r->evaluated_latest = h[H_KIND] == CKPT_TRAIN_STATE;
     c->model = header_preset(h);
     resolve_config(c);
     build(r);

@@ -114,6 +114,11 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--load /tmp/a/model.bin --force", "", "--force is read only with --out"},
         {"--load /tmp/a/model.bin --out /tmp/b --dump-attention /tmp/c", "", "--out can not be combined with --dump-attention"},
         {"--bench --steps 3", "", "--steps can not be combined with --bench"},  // --bench times a fixed 10 steps
+        {"--bench --bench-seq 8 --task sum", "", "--task can not be combined with --bench-seq: it times random tokens"},
+        {"--bench --bench-seq 8 --pe rope --random-positions 100", "", "--random-positions can not be combined with --bench-seq"},
+        {"--dump-state /tmp/x.bin --pe rope --random-positions 500", "", "--random-positions can not be combined with --dump-state"},
+        {"--load /tmp/a/model.bin --dump-attention /tmp/c --sample 2", "", "--sample can not be combined with --dump-attention"},
+        {"--task copy --sample 0", "", "--sample expects at least 1 example, got 0"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
     };
     for (const Bad& b : cases) {
@@ -151,11 +156,24 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     TEST_ASSERT_MESSAGE(read_file(dir + "/config.json").find("\"skip-nonfinite\": false,") != std::string::npos, "a switch in config.json");
     TEST_ASSERT_EQUAL_INT(0, train(small + " --force --out " + dir).status);  // the 6-step run again, for what follows
     TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));       // and it repeats bit for bit
+    // --force with flags the data refuses: the error, and the earlier run as it was
+    problem = error_problem(train(small + " --random-positions 5 --force --out " + dir), "--random-positions 5 is below the longest sequence");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));
 
     Result loaded = train("--load " + dir + "/model.bin --device cpu");  // wherever it was trained
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, loaded.status, loaded.err.c_str());
     std::string table = r.out.substr(r.out.find("length   valid"), r.out.find("wrote") - r.out.find("length   valid"));
     TEST_ASSERT_MESSAGE(loaded.out.find(table.substr(0, table.size() - 1)) != std::string::npos, "--load printed another table");
+
+    // the best checkpoint is what a run reports; a state.bin holds the latest step, and says so
+    std::string best_step = results.substr(results.find("\"best_step\": ") + 13);
+    best_step = best_step.substr(0, best_step.find(','));
+    TEST_ASSERT_MESSAGE(results.find("\"evaluated_step\": " + best_step + ",") != std::string::npos, results.c_str());
+    Result latest = train("--load " + dir + "/state.bin --device cpu --out " + dir + "-latest");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, latest.status, latest.err.c_str());
+    TEST_ASSERT_MESSAGE(latest.out.find("training state of step 6 (the latest, not the best)") != std::string::npos, latest.out.c_str());
+    TEST_ASSERT_MESSAGE(read_file(dir + "-latest/results.json").find("\"evaluated_step\": 6,") != std::string::npos, "evaluated_step");
 
     Result resumed = train("--resume " + dir);  // already finished: nothing to train, same report
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, resumed.status, resumed.err.c_str());

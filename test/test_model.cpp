@@ -483,7 +483,7 @@ static void test_model_gradient_matches_finite_differences_with_position_couplin
 }
 
 // --cope-max P clips CoPE's positions at P: the model with a (P + 1, HS) table has the loss of
-// the model with a row for every count whose rows from P on all equal row P (so the clip, and
+// the model with the default rows (one per count below max_T) whose rows from P on all equal row P (so the clip, and
 // nothing else, differs), and not that of one whose rows past P are its own (so some position
 // in the batch did pass P); and its gradient through the clip matches finite differences.
 static void test_cope_max_clips_positions_at_its_last_row(void) {
