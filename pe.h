@@ -164,9 +164,9 @@ HD inline FireInput fire_normalised_distance(const real* params, int NH, int i, 
 // rows floor(p) and floor(p) + 1, p clamped to max_pos - 1: by default max_pos = max_T, a row
 // for every count up to max_T - 1 (a count past it, which needs nearly every gate of a longest
 // sequence open, reads the last row), or with --cope-max P the paper's clip at p_max = P
-// (max_pos = P + 1), so that counts longer than training's read the rows training made. Since p only sums gates, a
-// model can count words, digits or sentences as easily as tokens, and no table row past the
-// counts it saw in training need ever be read. As the paper: zero init, one table for all
+// (max_pos = P + 1), so that counts longer than training's read the rows training made. Since
+// p only sums gates, a model can count words, digits or sentences as easily as tokens, and no
+// table row past the counts it saw in training need ever be read. As the paper: zero init, one table for all
 // heads, gates from the plain score q . k (this model's scores are not scaled by 1/sqrt(HS)).
 // Unlike the paper, which gives each layer a table, one table serves every layer, as T5's and
 // FIRE's do, unless --pe-per-layer gives each layer its own.

@@ -274,25 +274,29 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--sample") && c->sample < 1) fail("--sample expects at least 1 example, got %d", c->sample);
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
-    if (given.count("--bench-seq") && c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
-    if (given.count("--bench-seq") && (c->abacus || c->position_coupling))
-        fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
-    if (given.count("--bench-seq") && given.count("--random-positions"))
-        fail("--random-positions can not be combined with --bench-seq: its random sequences are timed at positions 0..n-1");
-    for (const Flag& f : flag_table(c))  // the data's flags: read where the splits are made (and by --answer)
-        if (given.count("--bench-seq") && (f.modes & ~ANSWER) == DATA && given.count(f.name))
-            fail("%s can not be combined with --bench-seq: it times random tokens, not a task's data", f.name);
+    if (given.count("--bench-seq")) {  // random tokens of one length: no task's data, digits, drawn positions or padding
+        if (c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
+        for (const Flag& f : flag_table(c))  // the data's flags: read where the splits are made (and by --answer)
+            if ((f.modes & ~ANSWER) == DATA && given.count(f.name))
+                fail("%s can not be combined with --bench-seq: it times random tokens, not a task's data", f.name);
+        if (c->abacus || c->position_coupling)
+            fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
+        if (given.count("--random-positions"))
+            fail("--random-positions can not be combined with --bench-seq: its random sequences are timed at positions 0..n-1");
+        if (given.count("--sort-pool") || given.count("--pack"))
+            fail("%s can not be combined with --bench-seq: its random sequences are of one length, with no padding to save",
+                 given.count("--pack") ? "--pack" : "--sort-pool");
+    }
     // the debug state holds tokens and targets: a reader could not recompute positions or places drawn for them
     for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})
         if (mode == DUMP && given.count(drawn)) fail("%s can not be combined with --dump-state, whose file holds no positions", drawn);
-    for (const char* setting : {"--sample", "--rope-scaling", "--device", "--precision"})
-        if (given.count("--dump-attention") && given.count(setting))
-            fail("%s can not be combined with --dump-attention, which dumps the model as trained, on the CPU", setting);
-    if (given.count("--bench-seq") && (given.count("--sort-pool") || given.count("--pack")))
-        fail("%s can not be combined with --bench-seq: its random sequences are of one length, with no padding to save",
-             given.count("--pack") ? "--pack" : "--sort-pool");
-    if (given.count("--dump-per-length") && !given.count("--dump-attention")) fail("--dump-per-length is read only with --dump-attention");
-    if (given.count("--out") && given.count("--dump-attention")) fail("--out can not be combined with --dump-attention, which writes FILE");
+    if (given.count("--dump-attention")) {
+        if (given.count("--out")) fail("--out can not be combined with --dump-attention, which writes FILE");
+        for (const char* setting : {"--sample", "--rope-scaling", "--device", "--precision"})
+            if (given.count(setting)) fail("%s can not be combined with --dump-attention, which dumps the model as trained, on the CPU", setting);
+    } else if (given.count("--dump-per-length")) {
+        fail("--dump-per-length is read only with --dump-attention");
+    }
     if (mode == LOAD && given.count("--force") && !given.count("--out")) fail("--force is read only with --out");
     if (c->dump_per_length < 1) fail("--dump-per-length expects at least 1 example, got %d", c->dump_per_length);
     return mode;

@@ -37,6 +37,21 @@
 // run several): /tmp/fuzz_NAME_PID, and with .bin added
 static std::string fuzz_path(const std::string& name) { return "/tmp/fuzz_" + name + "_" + std::to_string(getpid()); }
 
+// the bytes as a file at path; false where it can not be written
+static bool write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+    FILE* f = fopen(path.c_str(), "wb");
+    if (!f) return false;
+    fwrite(bytes.data(), 1, bytes.size(), f);
+    return fclose(f) == 0;
+}
+
+// words as the argv a main() takes (pointing into them)
+static std::vector<char*> argv_of(std::vector<std::string>& words) {
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(&w[0]);
+    return argv;
+}
+
 static void remove_fuzz_files() {
     std::error_code ignored;
     for (const char* name : {"checkpoint", "dump", "results"}) fs::remove_all(fuzz_path(name), ignored), fs::remove(fuzz_path(name) + ".bin", ignored);
@@ -97,10 +112,7 @@ static int fuzz_checkpoint(const uint8_t* data, size_t size) {
         if (fixes & 8) store_u32(&file, H_HEADER_CRC, crc32_update(0, file.data(), 4 * H_HEADER_CRC));
     }
     static const std::string path = fuzz_path("checkpoint") + ".bin";
-    FILE* f = fopen(path.c_str(), "wb");
-    if (!f) return 0;
-    fwrite(file.data(), 1, file.size(), f);
-    fclose(f);
+    if (!write_bytes(path, file)) return 0;
     try {
         Header h = read_checkpoint_header(path);
         RunConfig config;  // what --load does with the header: the run's settings, validated
@@ -130,8 +142,7 @@ static int fuzz_flags(const uint8_t* data, size_t size) {
         else words.push_back(word), word.clear();
     }
     if (!word.empty()) words.push_back(word);
-    std::vector<char*> argv;
-    for (std::string& w : words) argv.push_back(&w[0]);
+    std::vector<char*> argv = argv_of(words);
     try {
         RunConfig c;
         std::set<std::string> given = parse_flags((int)argv.size(), argv.data(), &c);
@@ -154,18 +165,14 @@ static int fuzz_dump(const uint8_t* data, size_t size) {
     std::vector<uint8_t> file(data + 1, data + size);
     if ((data[0] & 1) && file.size() >= 8) store_u32(&file, 0, ATTENTION_DUMP_MAGIC), store_u32(&file, 1, data[0] & 2 ? 1 : 2);
     static const std::string path = fuzz_path("dump") + ".bin", out = fuzz_path("dump");
-    FILE* f = fopen(path.c_str(), "wb");
-    if (!f) return 0;
-    fwrite(file.data(), 1, file.size(), f);
-    fclose(f);
+    if (!write_bytes(path, file)) return 0;
     const std::string labelled = "x=" + path;
     const std::vector<std::vector<std::string>> commands = {
         {"distance", path, labelled}, {"histogram", "--min-length", "0", labelled}, {"attends", labelled}, {"positions", labelled}};
     for (const std::vector<std::string>& command : commands) {
         std::vector<std::string> words = {"attention", command[0], "--out", out};
         words.insert(words.end(), command.begin() + 1, command.end());
-        std::vector<char*> argv;
-        for (std::string& w : words) argv.push_back(&w[0]);
+        std::vector<char*> argv = argv_of(words);
         try {
             attention_main((int)argv.size(), argv.data());
         } catch (const Error&) {
