@@ -174,7 +174,7 @@ struct JsonReader {
         } else {
             j = number();
         }
-        depth -= nests;
+        if (nests) depth--;
         return j;
     }
 };

@@ -187,10 +187,11 @@ static int fuzz_results(const uint8_t* data, size_t size) {
     static const std::string sweep = fuzz_path("results");
     std::error_code ignored;
     fs::remove_all(sweep, ignored);
+    const size_t MAX_TEXTS = 6;  // three runs' config.json and results.json
     std::vector<std::string> texts(1);
     for (size_t i = 0; i < size; i++) {
         if (data[i]) texts.back() += (char)data[i];
-        else if (texts.size() < 6) texts.push_back("");
+        else if (texts.size() < MAX_TEXTS) texts.push_back("");
         else break;
     }
     for (size_t k = 0; k < texts.size(); k++) {
