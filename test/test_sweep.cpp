@@ -2,9 +2,14 @@
 // finishes, is reported and merged, is skipped when run again and resumed when interrupted; a
 // failed run is named and does not stop the others; the cores are never oversubscribed; the
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
-// whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh).
+// whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
+// dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
+// cells, and on a run's model.
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+#include <vector>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,6 +131,64 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
 }
 
+// dev/parity_counts.sh, the parity analysis (it lives beside the sweep it reads)
+
+// a saved decoding as ./train --sample prints it: (split, length's bits, right) per example
+static std::string parity_decoding(std::vector<std::tuple<const char*, const char*, bool>> examples) {
+    std::string text = "greedy decoding (KV cache) of the first 3 examples of each split:\n";
+    for (const auto& [split, bits, right] : examples) {
+        int length = (int)(strlen(bits) + 3) / 4;  // "1 , 0 , 1"
+        text += std::string(right ? "[right] " : "[wrong] ") + split + " (length " + std::to_string(length) + ")\n" +
+                "  prompt: Is the number of 1's even in the sequence [ " + bits + " ] ?\n" +
+                "  gold:   The answer is Yes .\n  model:  The answer is No .\n";
+    }
+    return text;
+}
+
+// Test examples: 9 bits with two 1s twice right, 10 bits with two 1s wrong, with three 1s once
+// right and once wrong. By count: two 1s 2 of 3 alike, three 1s 1 of 2: 3 of 5 follow their
+// count's majority. By (length, count): 2 + 1 + 1 of 5.
+static void test_parity_counts_tabulates_a_decoding_by_length_and_count(void) {
+    std::string path = temp_dir() + "/decoding.txt";
+    std::ofstream(path) << parity_decoding({{"valid", "1 , 0 , 1", true},
+                                            {"test", "1 , 1 , 0 , 0 , 0 , 0 , 0 , 0 , 0", true},
+                                            {"test", "0 , 0 , 0 , 0 , 0 , 0 , 0 , 1 , 1", true},
+                                            {"test", "0 , 0 , 0 , 0 , 0 , 0 , 0 , 0 , 1 , 1", false},
+                                            {"test", "1 , 0 , 0 , 0 , 0 , 0 , 0 , 0 , 1 , 1", false},
+                                            {"test", "1 , 1 , 1 , 0 , 0 , 0 , 0 , 0 , 0 , 0", true}});
+    Result r = shell("dev/parity_counts.sh " + path);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "5 test examples: the answer is the majority answer of its count of 1s in 0.600 of them, "
+                                        "of its (length, count) in 0.800\n"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "\n    3 2:1/1\n    9 2:2/2\n   10 2:0/1 3:1/2\n"), r.out.c_str());
+}
+
+// a real run's model, decoded; and what is not a parity decoding is refused with one line
+static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
+    std::string root = temp_dir() + "/parity";
+    Result sweep = shell("dev/sweep.sh " + root + " --tasks parity,copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
+    std::string results = read_file(root + "/parity-nope-s7/results.json");
+    Result r = shell("dev/parity_counts.sh --examples 12 --threads 1 " + root + "/parity-nope-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "12 test examples: the answer is the majority answer"), r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING(results.c_str(), read_file(root + "/parity-nope-s7/results.json").c_str());  // the run's own, kept
+
+    std::string copy_decoding = temp_dir() + "/copy.txt";
+    std::ofstream(copy_decoding) << "[right] test (length 3)\n  prompt: Copy the sequence : a b c [SEP]\n";
+    const std::string cases[][2] = {
+        {root + "/copy-nope-s7", "is not a parity run"},
+        {root + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {copy_decoding, "holds no decoded test example of the parity task"},
+        {"", "usage: dev/parity_counts.sh"},
+    };
+    for (const auto& c : cases) {
+        Result bad = shell("dev/parity_counts.sh " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
+        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
+    }
+}
+
 // A real single-node Slurm: dev/slurm_test.sh exits 77 with the reason where it can not have one.
 static void test_a_sweep_runs_as_a_slurm_job_array(void) {
     Result r = shell("dev/slurm_test.sh");
@@ -145,6 +208,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
+    RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
+    RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
 }
