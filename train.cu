@@ -38,6 +38,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -812,6 +813,21 @@ static int scratchpad_end(const Split& split, int e, int thus) {
     return -1;
 }
 
+// The exact-match accuracy of one constant answer, the split's most common (what follows the
+// scratchpad's "Thus," where there is one): near 0 for copy, one half for parity and LEGO, a
+// tenth for a one-digit sum. An accuracy says little until it clears this floor, and dev/report
+// measures "learned" from it.
+static double majority_answer_accuracy(const Split& split, int thus) {
+    std::map<std::vector<int>, int> answers;  // answer's tokens -> examples
+    int most = 0;
+    for (int e = 0; e < split.size(); e++) {
+        const int* ids = split.example(e);
+        int end = scratchpad_end(split, e, thus), from = end < 0 ? split.prompt_len[e] : end + 1;
+        most = std::max(most, ++answers[std::vector<int>(ids + from, ids + split.example_len(e) - 1)]);  // without <eos>
+    }
+    return split.size() ? (double)most / split.size() : 0;
+}
+
 // The example's gold target, and its greedy output given that it first differs from the gold
 // at sequence position `at` with `token` (graded by grade_output, tasks.h). Decoding goes on
 // from there on the CPU copy of the model, whose cache makes a token cheap.
@@ -1212,6 +1228,9 @@ static void report(Run* r, bool write_files) {
     print_accuracy_table(stdout, valid, test);
     printf("per-token accuracy (teacher-forced, <eos> included): valid %.3f, test %.3f\n", graded_valid.tokens.all.accuracy(),
            graded_test.tokens.all.accuracy());
+    int thus = r->data.vocab.id(SCRATCHPAD_END.back());
+    double valid_majority = majority_answer_accuracy(valid_split(*r), thus), test_majority = majority_answer_accuracy(test_split(*r), thus);
+    printf("the most common answer, always given, scores: valid %.3f, test %.3f\n", valid_majority, test_majority);
     if (scratchpad) {
         printf("\nits scratchpads, exactly right (the accuracy above grades the answer after them alone):\n");
         print_accuracy_table(stdout, graded_valid.scratchpads, graded_test.scratchpads);
@@ -1225,6 +1244,7 @@ static void report(Run* r, bool write_files) {
                        ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
                        ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
                        ",\n  \"valid_tokens\": " + json_split(graded_valid.tokens) + ",\n  \"test_tokens\": " + json_split(graded_test.tokens) +
+                       format_text(",\n  \"valid_majority_answer\": %.4f,\n  \"test_majority_answer\": %.4f", valid_majority, test_majority) +
                        (scratchpad ? ",\n  \"valid_scratchpad\": " + json_split(graded_valid.scratchpads) +
                                          ",\n  \"test_scratchpad\": " + json_split(graded_test.scratchpads) : "") + "\n}\n";
     write_text(r->dir + "/results.json", json);

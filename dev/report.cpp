@@ -39,11 +39,14 @@
      accuracy (an "all-tied" column, typically a task no PE learned, all at 0.000) still ranks
      the methods 1, 2, 3... in listed order, so nope gains a free 1 and the last of n methods a
      free 1/n. The paper's MRR stays the headline; next to it (report.md and the summary) is the
-     MRR over the columns that are not all tied, and each task table says when no method
-     reached 0.5 mean ID (valid) accuracy, i.e. the task was not learned and its ranks are noise.
+     MRR over the columns that are not all tied, and each task table says when no method's mean
+     ID (valid) accuracy got halfway from what the most common answer, always given, scores
+     (results.json's valid_majority_answer, 0 for runs from before it) to 1: 0.5 where the
+     answers vary, 0.75 for a yes-or-no question. Then the task was not learned and its ranks
+     are noise.
    - Not-all-tied is not enough: in a task no PE learned, one method may get a handful of OOD
      answers right while the rest tie at 0, so that luck and listed order rank it all the same.
-     Each scope that holds such a task (the one rule, NOT_LEARNED_ID, of the note) is therefore
+     Each scope that holds such a task (the one rule, `learned`, of the note) is therefore
      followed by its MRR over the columns of the tasks some PE learned, and the summary prints
      that MRR too, on the line before the paper's MRR (nothing there when every task was learned).
    - Runs are ranked only against runs of the same setting. A run's setting is its config.json
@@ -205,6 +208,12 @@ static int int_field(const Json& object, const std::string& key, const std::stri
     return (int)j.number;
 }
 
+static double fraction_field(const Json& object, const std::string& key, const std::string& source) {
+    const Json& j = field(object, key, Json::NUMBER, source);
+    if (!(j.number >= 0 && j.number <= 1)) fail("%s: field \"%s\" should be a fraction from 0 to 1, not %s", source.c_str(), key.c_str(), j.text.c_str());
+    return j.number;
+}
+
 static std::string read_text(const std::string& path) {
     std::ifstream f(path);
     if (!f) fail("can not read %s", path.c_str());
@@ -246,6 +255,7 @@ struct SweepRun {
     int train_max = 0;
     SplitResult valid, test;
     Tally test_tokens;  // per-token OOD counts; total 0 where results.json is from before them
+    double valid_majority = NAN, test_majority = NAN;  // one constant answer's accuracy; NAN where results.json is from before it
 
     std::string group() const { return group_name(task, label); }
 };
@@ -303,6 +313,8 @@ static void read_results(SweepRun* run, const std::string& path) {
     run->valid = read_split(field(results, "valid", Json::OBJECT, path), path);
     run->test = read_split(field(results, "test", Json::OBJECT, path), path);
     if (results.find("test_tokens")) run->test_tokens = read_split(field(results, "test_tokens", Json::OBJECT, path), path).all;
+    if (results.find("valid_majority_answer")) run->valid_majority = fraction_field(results, "valid_majority_answer", path);
+    if (results.find("test_majority_answer")) run->test_majority = fraction_field(results, "test_majority_answer", path);
     // an evaluation with RoPE's angles rescaled is a method of its own, though its config.json is
     // the trained run's; results from before the field are unscaled
     std::string scaling = results.find("rope_scaling") ? field(results, "rope_scaling", Json::STRING, path).text : "none";
@@ -393,9 +405,6 @@ static Sweep read_sweep(const std::string& sweep_dir) {
 // ----------------------------------------------------------------------------
 // mean reciprocal rank
 
-// below this mean ID (valid) accuracy for every method, a task counts as not learned at all: the
-// note under its table, and the MRR over the tasks some PE learned, both follow this one rule
-static const double NOT_LEARNED_ID = 0.5;
 
 // the best mean (over seeds) ID accuracy of any method among one task's runs; -inf when there are none
 inline double best_mean_id(const std::vector<const SweepRun*>& runs) {
@@ -409,7 +418,26 @@ inline double best_mean_id(const std::vector<const SweepRun*>& runs) {
     return best;
 }
 
-inline bool learned(const std::vector<const SweepRun*>& runs) { return best_mean_id(runs) >= NOT_LEARNED_ID; }
+// What one constant answer, the most common, scores in distribution or out of it (results.json's
+// valid_ or test_majority_answer, the same in every run of a task's data); NAN where the runs are
+// from before the field.
+inline double majority_of(const std::vector<const SweepRun*>& runs, double SweepRun::*split_majority) {
+    double majority = NAN;
+    for (const SweepRun* r : runs)
+        if (!std::isnan(r->*split_majority)) majority = std::isnan(majority) ? r->*split_majority : std::max(majority, r->*split_majority);
+    return majority;
+}
+
+// A task counts as learned when some method's mean ID accuracy gets halfway from what the most
+// common answer scores to 1: 0.5 where the answers vary (copy), 0.75 for a yes-or-no question
+// (parity, LEGO), whose coin-flip 0.5 is no sign of learning. The note under a task's table and
+// the MRR over the tasks some PE learned both follow this one rule.
+// Runs that do not record it are held to the bar of 0.5.
+inline double learned_bar(const std::vector<const SweepRun*>& runs) {
+    double majority = majority_of(runs, &SweepRun::valid_majority);
+    return (1 + (std::isnan(majority) ? 0 : majority)) / 2;
+}
+inline bool learned(const std::vector<const SweepRun*>& runs) { return best_mean_id(runs) >= learned_bar(runs); }
 
 inline std::string family_of(const std::string& task) { return task.substr(0, task.find('_')); }
 
@@ -699,8 +727,10 @@ static std::string mrr_section(const std::vector<Column>& columns, const std::ve
           "Such a column ranks the methods in listed order by the tie-break alone, handing " +
           first_listed + " a free 1 and biasing the MRR; the paper's MRR keeps them, and each scope that has any is followed "
           "by its MRR without them. " +
-          format_text("%d of the %d tasks %s learned by no PE (best mean ID accuracy < %.1f, noted under the task's table); ",
-                      (int)unlearned.size(), tasks, unlearned.size() == 1 ? "was" : "were", NOT_LEARNED_ID) +
+          format_text("%d of the %d tasks %s learned by no PE (no method's mean ID accuracy got halfway from what the most "
+                      "common answer, always given, scores to 1: 0.5 where the answers vary, 0.75 for a yes-or-no question; noted "
+                      "under the task's table); ",
+                      (int)unlearned.size(), tasks, unlearned.size() == 1 ? "was" : "were") +
           "their ranks are noise (a few lucky OOD answers, or listed order, rank methods that all failed), so each scope that has such "
           "a task is followed last by its MRR over only the tasks some PE learned.\n\n";
     md += "| scope |";
@@ -753,9 +783,14 @@ static std::string group_section(const std::string& group, const std::vector<con
           "| OOD per-token accuracy (mean) |\n";
     md += "|---|---|---|---|---|---|---|\n";
     for (size_t k = 0; k < ranked.size(); k++) md += method_row(ranked[k], runs, m.of_method[k]);
+    double id_majority = majority_of(runs, &SweepRun::valid_majority), ood_majority = majority_of(runs, &SweepRun::test_majority);
+    if (!std::isnan(id_majority) && !std::isnan(ood_majority))
+        md += format_text("\nThe most common answer, always given, scores %.3f ID and %.3f OOD.\n", id_majority, ood_majority);
+    std::string bar = std::isnan(id_majority) ? "; the runs do not record what the most common answer scores"
+                                              : format_text(", halfway from the most common answer's %.3f to 1", id_majority);
     if (!learned(runs))
-        md += format_text("\nNo PE learned this task in distribution (best mean ID accuracy %.3f < %.1f): its ranks are noise.\n",
-                          best_mean_id(runs), NOT_LEARNED_ID);
+        md += format_text("\nNo PE learned this task in distribution (best mean ID accuracy %.3f < %.3f%s): its ranks are noise.\n",
+                          best_mean_id(runs), learned_bar(runs), bar.c_str());
     return md + "\n![" + group + "](" + svg + ")\n\n";
 }
 

@@ -46,6 +46,7 @@ struct Wrappers {
     std::string rope_scaling = "none";
     bool position_coupling = false;
     bool pe_per_layer = false;
+    double majority = 0;  // what the most common answer scores, on both splits
 };
 static const Wrappers PLAIN{};                          // recorded, every wrapper off
 static const Wrappers RANDOM_POSITIONS{256, false, "none"};
@@ -78,7 +79,9 @@ static std::string results_json(const std::string& task, const std::string& pe, 
     return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n  \"seed\": " + std::to_string(seed) +
            (w ? ",\n  \"rope_scaling\": \"" + w->rope_scaling + "\"" : "") +
            ",\n  \"steps\": 2000,\n  \"best_step\": 1000,\n  \"train_max\": 4,\n  \"valid\": " + json_split(valid) +
-           ",\n  \"test\": " + json_split(test) + (w ? ",\n  \"test_tokens\": " + json_split(test_tokens) : "") + "\n}\n";
+           ",\n  \"test\": " + json_split(test) + (w ? ",\n  \"test_tokens\": " + json_split(test_tokens) : "") +
+           (w ? format_text(",\n  \"valid_majority_answer\": %.4f,\n  \"test_majority_answer\": %.4f", w->majority, w->majority) : "") +
+           "\n}\n";
 }
 
 // A run directory as ./train leaves it: lengths 2-4 in valid with a fraction `id` right at each
@@ -368,7 +371,8 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
     size_t addition = md.find("### addition"), copy_at = md.find("### copy"), note = md.find("No PE learned this task in distribution");
     TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task in distribution"));
     TEST_ASSERT_MESSAGE(addition < note && note < copy_at, md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("No PE learned this task in distribution (best mean ID accuracy 0.200 < 0.5): its ranks are noise.") !=
+    TEST_ASSERT_MESSAGE(md.find("No PE learned this task in distribution (best mean ID accuracy 0.200 < 0.500; the runs do not record what the "
+                                "most common answer scores): its ranks are noise.") !=
                             std::string::npos,
                         md.c_str());
     TEST_ASSERT_MESSAGE(md.find("seeds with a finished run of every method: 2, 2 of them all tied") != std::string::npos, md.c_str());
@@ -407,7 +411,8 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
     std::string summary = write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("0 of the 4 ranked columns are all tied") != std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("1 of the 2 tasks was learned by no PE (best mean ID accuracy < 0.5") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("1 of the 2 tasks was learned by no PE (no method's mean ID accuracy got halfway") != std::string::npos,
+                        md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| **all** | 0.375 | 0.267 | 0.292 | 0.750 | 0.600 | 4 | 0 |\n"
                                 "| **all**, only the task some PE learned (2 columns) | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n") !=
                             std::string::npos,
@@ -424,6 +429,30 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
                              "MRR over the tasks some PE learned (2 columns): rope 1.000  alibi 0.500  t5 0.333  nope 0.250  ape 0.200\n"
                              "MRR over 4 columns: alibi 0.750  rope 0.600  nope 0.375  t5 0.292  ape 0.267\n";
     TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
+    fs::remove_all(dir);
+}
+
+// A yes-or-no task: the most common answer scores 0.5, so "learned" needs 0.75 ID. Parity's best
+// PE at 0.7 ID learned nothing; LEGO's at 0.8 did. Runs from before the field (copy, 0.7 ID)
+// keep the bar of 0.5.
+static void test_a_task_is_learned_halfway_from_what_the_most_common_answer_scores(void) {
+    std::string dir = temp_dir();
+    Wrappers yes_or_no = PLAIN;
+    yes_or_no.majority = 0.5;
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/parity-" + PE_NAMES[p], "parity", PE_NAMES[p], 1, 0.5, "tiny", p == PE_NOPE ? 0.7 : 0.5, &yes_or_no);
+        write_run(dir + "/lego-" + PE_NAMES[p], "lego", PE_NAMES[p], 1, 0.5, "tiny", p == PE_NOPE ? 0.8 : 0.5, &yes_or_no);
+        write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p, "tiny", 0.7);
+    }
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, count_of(md, "No PE learned this task"), md.c_str());
+    size_t parity = md.find("### parity"), note = md.find("No PE learned this task in distribution (best mean ID accuracy 0.700 < 0.750, "
+                                                          "halfway from the most common answer's 0.500 to 1): its ranks are noise.");
+    TEST_ASSERT_MESSAGE(parity != std::string::npos && note > parity, md.c_str());
+    TEST_ASSERT_EQUAL_INT_MESSAGE(2, count_of(md, "The most common answer, always given, scores 0.500 ID and 0.500 OOD."), md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("1 of the 3 tasks was learned by no PE") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("only the 2 tasks some PE learned (2 columns)") != std::string::npos, md.c_str());
     fs::remove_all(dir);
 }
 
@@ -634,6 +663,15 @@ static void test_malformed_results_json_is_refused_with_its_path(void) {
     fs::remove_all(dir);
 }
 
+static void test_a_majority_answer_score_outside_0_to_1_is_refused(void) {
+    std::string dir = temp_dir();
+    Wrappers w = PLAIN;
+    w.majority = 1.5;
+    write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5, "tiny", 1.0, &w);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: field \"valid_majority_answer\" should be a fraction from 0 to 1, not 1.5000");
+    fs::remove_all(dir);
+}
+
 static void test_unknown_pe_in_a_config_is_refused_with_its_path(void) {
     std::string dir = temp_dir();
     write_run(dir + "/copy-cape-s1", "copy", "cape", 1, -1);
@@ -667,6 +705,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_report_of_a_small_sweep_has_the_expected_mrr_and_plots);
     RUN_TEST(test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned);
     RUN_TEST(test_report_gives_the_mrr_over_the_tasks_some_pe_learned);
+    RUN_TEST(test_a_task_is_learned_halfway_from_what_the_most_common_answer_scores);
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
     RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
@@ -680,6 +719,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_missing_sweep_directory_is_refused);
     RUN_TEST(test_directory_without_runs_is_refused);
     RUN_TEST(test_malformed_results_json_is_refused_with_its_path);
+    RUN_TEST(test_a_majority_answer_score_outside_0_to_1_is_refused);
     RUN_TEST(test_unknown_pe_in_a_config_is_refused_with_its_path);
     RUN_TEST(test_the_same_run_twice_is_refused);
     return UNITY_END();

@@ -713,6 +713,38 @@ static void test_scratchpad_verdicts_are_those_of_decoding_every_example(void) {
     TEST_ASSERT_GREATER_THAN(0, seen[0][0]);  // decoded on, and wrong
 }
 
+// What the most common answer scores, recounted from each example's gold words: with a
+// scratchpad only what follows its "Thus," is the answer (sum: one digit, the same for many
+// examples whose steps differ), without one the whole target (parity: Yes or No, about half).
+static void test_the_most_common_answer_score_counts_answers_not_scratchpads(void) {
+    for (int scratchpad : {1, 0}) {
+        RunConfig c = small_run(temp_dir(), 1);
+        c.task = scratchpad ? "sum" : "parity";
+        c.data.scratchpad = scratchpad;  // 1: full
+        c.data.valid_size = 400, c.data.train_max = 0, c.data.test_max = 0;  // the task's own lengths
+        Run r(&c);
+        {
+            Silence quiet;
+            build(&r);
+        }
+        const Split& split = valid_split(r);
+        std::map<Words, int> answers, targets;
+        int most_answer = 0, most_target = 0;
+        for (int i = 0; i < split.size(); i++) {
+            Words prompt, gold;
+            example_words(split, r.data.vocab, i, &prompt, &gold);
+            auto thus = std::find(gold.begin(), gold.end(), SCRATCHPAD_END.back());
+            Words answer(thus == gold.end() ? gold.begin() : thus + 1, gold.end());
+            most_answer = std::max(most_answer, ++answers[answer]);
+            most_target = std::max(most_target, ++targets[gold]);
+        }
+        double score = majority_answer_accuracy(split, r.data.vocab.id(SCRATCHPAD_END.back()));
+        TEST_ASSERT_DOUBLE_WITHIN(1e-12, (double)most_answer / split.size(), score);
+        if (scratchpad) TEST_ASSERT_LESS_THAN(most_answer, most_target * 4);  // the whole targets would score far less
+        else TEST_ASSERT_DOUBLE_WITHIN(0.1, 0.5, score);
+    }
+}
+
 // A short CPU run on copy (lengths 2-8, about 5 seconds) learns: the loss falls more than tenfold
 // and the best checkpoint answers at least 95% of held-out examples exactly. (Seeds 1-4 each
 // reached 1.000 when this was written; before training, accuracy is 0.)
@@ -765,6 +797,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_saved_run_refuses_flags_that_would_change_it);
     RUN_TEST(test_token_accuracy_counts_every_target_token_once);
     RUN_TEST(test_scratchpad_verdicts_are_those_of_decoding_every_example);
+    RUN_TEST(test_the_most_common_answer_score_counts_answers_not_scratchpads);
     RUN_TEST(test_a_short_cpu_run_on_copy_learns);
     return UNITY_END();
 }
