@@ -405,7 +405,6 @@ static Sweep read_sweep(const std::string& sweep_dir) {
 // ----------------------------------------------------------------------------
 // mean reciprocal rank
 
-
 // the best mean (over seeds) ID accuracy of any method among one task's runs; -inf when there are none
 inline double best_mean_id(const std::vector<const SweepRun*>& runs) {
     std::map<std::string, std::pair<double, int>> id;  // method -> (sum of ID accuracies, seeds)
@@ -430,9 +429,9 @@ inline double majority_of(const std::vector<const SweepRun*>& runs, double Sweep
 
 // A task counts as learned when some method's mean ID accuracy gets halfway from what the most
 // common answer scores to 1: 0.5 where the answers vary (copy), 0.75 for a yes-or-no question
-// (parity, LEGO), whose coin-flip 0.5 is no sign of learning. The note under a task's table and
-// the MRR over the tasks some PE learned both follow this one rule.
-// Runs that do not record it are held to the bar of 0.5.
+// (parity, LEGO), whose coin-flip 0.5 is no sign of learning; runs that do not record that score
+// are held to 0.5. The note under a task's table and the MRR over the tasks some PE learned both
+// follow this one rule.
 inline double learned_bar(const std::vector<const SweepRun*>& runs) {
     double majority = majority_of(runs, &SweepRun::valid_majority);
     return (1 + (std::isnan(majority) ? 0 : majority)) / 2;
