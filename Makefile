@@ -1,4 +1,5 @@
-# `make` builds ./train, dev/report and the test programs; `make test` builds and runs the tests.
+# `make` builds ./train, the dev/ tools, the test programs and (with nvcc) the dev/cuda kernel
+# benchmarks; `make test` builds all of that and runs the tests.
 #
 # With nvcc on the PATH, train.cu is compiled as CUDA (set GPU_ARCH for another GPU than the
 # H100's sm_90); without it, or with `make NVCC=`, the same file is compiled as C++ and ./train
@@ -18,7 +19,7 @@ HEADERS = common.h tasks.h chomsky.h pe.h model.h report.h analysis.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 TESTS = test/test_tasks test/test_scratchpad test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_analysis test/test_report test/test_sweep
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
-DEV_TOOLS = dev/report dev/t5_table dev/attention dev/cope_extend
+DEV_TOOLS = dev/report dev/t5_table dev/attention dev/table_extend
 
 .PHONY: all test sanitize fuzz demo clean
 
@@ -49,21 +50,18 @@ REPORT_HEADERS = common.h pe.h report.h
 dev/report: dev/report.cpp $(REPORT_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-dev/t5_table: dev/t5_table.cpp $(HEADERS)
-	$(CXX) $(CXXFLAGS) -I. -o $@ $<
-
 dev/attention: dev/attention.cpp common.h report.h analysis.h
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-# it includes train.cu without its main, whose entry point run() it does not call
-dev/cope_extend: dev/cope_extend.cpp train.cu $(HEADERS)
+# these include train.cu without its main, whose entry point run() they do not call
+dev/t5_table dev/table_extend: dev/%: dev/%.cpp train.cu $(HEADERS)
 	$(CXX) $(CXXFLAGS) -Wno-unused-function -I. -o $@ $<
 
 # test_train includes train.cu itself (compiled as C++, with TESTING defined)
 test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/cope_extend.cpp test/unity.h $(HEADERS) train.cu
+test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/table_extend.cpp dev/t5_table.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu dev/attention.cpp dev/report.cpp
@@ -73,12 +71,13 @@ test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.
 test/test_report: test/test_report.cpp test/unity.h dev/report.cpp $(REPORT_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-# Builds on every core (each test program compiles train.cu: most of a fresh `make test`'s time),
-# then runs every test program, one at a time, even when one fails; the exit status says whether
-# all passed.
+# Builds all of `make` on every core (each test program compiles train.cu: most of a fresh
+# `make test`'s time; the tools and dev/cuda benchmarks too, so one that no longer compiles fails
+# it), then runs every test program, one at a time, even when one fails; the exit status says
+# whether all passed.
 BUILD_JOBS ?= $(shell nproc 2> /dev/null || echo 1)
 test:
-	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) train $(DEV_TOOLS) $(TESTS)
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all
 	@status=0; for t in $(TESTS); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 # The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
         std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(T5_NUM_BUCKETS * NH, 2);
         std::vector<float> out((size_t)B * T * C), att((size_t)B * NH * T * T);
         std::vector<float> bias = reference_bias_plane(table, pe_view(tables), T, NH);
-        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, drop, key, B, T, C, NH, 0);
+        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0);
 
         float *d_qkv = to_device(qkv), *d_table = to_device(table), *d_out = to_device(out), *d_att = to_device(att);
         cudaCheck(cudaMemset(d_out, 0, out.size() * sizeof(float)));

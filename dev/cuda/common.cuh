@@ -15,7 +15,7 @@
 // model_forward makes it (zeros for a PE without a score bias)
 inline std::vector<float> reference_bias_plane(const std::vector<float>& table, const PE& pe, int T, int NH) {
     std::vector<float> bias((size_t)NH * T * T, 0);
-    if (pe_has_score_bias(pe.kind)) pe_bias_forward(bias.data(), table.data(), nullptr, pe, 1, T, NH, 0);
+    if (pe_has_score_bias(pe.kind)) pe_bias_forward(bias.data(), table.data(), nullptr, nullptr, pe, 1, T, NH, 0);
     return bias;
 }
 

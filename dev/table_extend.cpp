@@ -1,0 +1,74 @@
+/*
+ dev/table_extend.cpp: an intervention on a trained model whose PE learns a table of rows by
+ position (pe_position_rows in pe.h: ape_learned's positions, T5's buckets of distance, CoPE's
+ contextual positions). From row FROM on, every row of the table (each layer's, with
+ --pe-per-layer) takes the values of the row PERIOD before it, so that what training learned
+ for the rows it reached repeats for the rows it never saw; the model is written as a new
+ checkpoint for ./train --load to evaluate.
+
+   make dev/table_extend && ./dev/table_extend RUN/model.bin FROM PERIOD OUT.bin
+   ./train --load OUT.bin
+
+ docs/beyond.md uses it on CoPE's parity models, whose learned rows alternate in sign (PERIOD 2)
+ up to the counts training reached: if the longer strings fail because the rows their counts
+ read learned nothing, continuing the alternation must mend them, and it does.
+ docs/reproduction-cpu.md uses it on T5's (PERIOD 1: the buckets of distances training never
+ reached take the last trained bucket's bias), to ask whether those buckets are what changes
+ the answers at longer lengths.
+*/
+#ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
+#define TESTING
+#define TABLE_EXTEND_MAIN
+#include "train.cu"
+#endif
+
+// rows from..rows-1 of every copy of the table take row - period's values, in order, so a row
+// copied from may itself have been copied: the pattern of rows from-period..from-1 repeats
+static void extend_table(Model* m, int from, int period) {
+    const ModelConfig& c = m->config;
+    int rows = pe_position_rows(c.pe, c.max_pos());
+    size_t width = pe_param_count(c.pe, c.C, c.NH, c.max_pos()) / rows;
+    if (period < 1 || from < period || from >= rows)
+        fail("FROM %d and PERIOD %d must satisfy 1 <= PERIOD <= FROM < %d, the table's rows", from, period, rows);
+    for (int copy = 0; copy < param_copies(c, P_PE_TABLE); copy++) {
+        real* table = m->param(P_PE_TABLE, copy);
+        for (int row = from; row < rows; row++)
+            std::copy(table + (row - period) * width, table + (row - period + 1) * width, table + row * width);
+    }
+}
+
+static void table_extend(const std::string& in, int from, int period, const std::string& out) {
+    RunConfig c;
+    Run r(&c);
+    Header h = load_run(&r, in);
+    if (h[H_KIND] != CKPT_MODEL) fail("%s holds a training state: give a run's model.bin", in.c_str());
+    if (pe_position_rows(r.model.config.pe, r.model.config.max_pos()) == 0)
+        fail("%s is a --pe %s model: only ape_learned, t5 and cope learn a table of rows by position to extend", in.c_str(), c.pe.c_str());
+    extend_table(&r.model, from, period);
+    save_checkpoint(out, r.model, h);
+    printf("wrote %s: rows %d-%d of the table repeat rows %d-%d\n", out.c_str(), from,
+           pe_position_rows(r.model.config.pe, r.model.config.max_pos()) - 1, from - period, from - 1);
+}
+
+#ifdef TABLE_EXTEND_MAIN
+// FROM and PERIOD, read as ./train reads an integer flag
+static int int_argument(const char* name, const char* text) {
+    int value = 0;
+    parse_value(Flag{name, FLAG_INT, &value, false, ANY, ""}, text);
+    return value;
+}
+
+int main(int argc, char** argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: dev/table_extend MODEL.bin FROM PERIOD OUT.bin\n");
+        return 1;
+    }
+    try {
+        table_extend(argv[1], int_argument("FROM", argv[2]), int_argument("PERIOD", argv[3]), argv[4]);
+    } catch (const Error& e) {
+        fprintf(stderr, "dev/table_extend: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+#endif
