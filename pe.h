@@ -354,6 +354,18 @@ inline size_t pe_param_count(PEKind kind, int C, int NH, int max_pos) {
     }
 }
 
+// The PEs whose learned tensor is a table with one row per position-like index (ape_learned:
+// the position; t5: the bucket of the distance; cope: the contextual position), each row of
+// pe_param_count / rows values: how many rows. 0 for the PEs whose parameters are not such a
+// table. dev/table_extend edits these rows.
+inline int pe_position_rows(PEKind kind, int max_pos) {
+    switch (kind) {
+        case PE_T5: return T5_NUM_BUCKETS;
+        case PE_APE_LEARNED: case PE_COPE: return max_pos;
+        default: return 0;
+    }
+}
+
 template <typename real>
 inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng* rng) {
     size_t n = pe_param_count(kind, C, NH, max_pos);

@@ -9,7 +9,7 @@
 # 256788 and of reverse's seed 234054 (shared and per-layer tables), then writes
 #   OUT/parity-cope/      dev/attention positions (gates, counts, reach, table), and
 #                         attends-valid/ and attends-test/ (dev/attention attends --split)
-#   OUT/parity-cope/extend.tsv   each parity model edited by dev/cope_extend (FROM 12-23 with
+#   OUT/parity-cope/extend.tsv   each parity model edited by dev/table_extend (FROM 12-23 with
 #                                PERIOD 2, and FROM 18 with PERIODs 1, 3, 4), then evaluated
 #   OUT/copy-cope/, OUT/reverse-cope/   dev/attention positions
 # A model the sweep does not hold is left out, and said so.
@@ -54,7 +54,7 @@ trap 'rm -rf "$edited"' EXIT
         [ -f "$run/model.bin" ] || continue
         for edit in "12 2" "13 2" "14 2" "15 2" "16 2" "17 2" "18 2" "19 2" "20 2" "21 2" "22 2" "23 2" "18 1" "18 3" "18 4"; do
             read -r from period <<< "$edit"
-            dev/cope_extend "$run/model.bin" "$from" "$period" "$edited/model.bin" > /dev/null
+            dev/table_extend "$run/model.bin" "$from" "$period" "$edited/model.bin" > /dev/null
             ./train --load "$edited/model.bin" --device cpu --out "$edited/eval" --force > /dev/null
             valid=$(grep -o '"valid": {"accuracy": [0-9.]*' "$edited/eval/results.json" | awk '{print $NF}')
             test=$(grep -o '"test": {"accuracy": [0-9.]*' "$edited/eval/results.json" | awk '{print $NF}')

@@ -4,63 +4,69 @@
 
    make dev/t5_table && ./dev/t5_table runs/copy-t5-tiny-s256788/model.bin [more checkpoints]
 
- For each checkpoint (of a --pe t5 run, trained on its task's default lengths; with
- --pe-per-layer, each layer's table in turn): one row per bucket with the distances i - j it
- covers, the largest distance any training sequence reaches (the longest training example has T
- tokens, so distances 0..T-1), and the learned bias of every head. A bucket that training reached only at its lower end, or never, is where a model trained on
- short sequences meets its first surprise at longer ones: the bias there was learned from (or
- left at) what the last training lengths needed.
+ For each checkpoint (of a --pe t5 run; with --pe-per-layer, each layer's table in turn): one
+ row per bucket with the distances i - j it covers, up to the longest test sequence; whether
+ training reached all of them, part of them or none (the run's longest training example has T
+ tokens, so distances 0..T-1: its own lengths, which the checkpoint holds); and the learned bias
+ of every head. A bucket that training reached only at its lower end, or never, is where a
+ model trained on short sequences meets its first surprise at longer ones: the bias there was
+ learned from (or left at) what the last training lengths needed. dev/t5_clamp.sh edits those
+ buckets and evaluates the result.
 */
-#include <cstdio>
+#ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
+#define TESTING
+#define T5_TABLE_MAIN
+#include "train.cu"
+#endif
 
-#include "model.h"
-#include "tasks.h"
+enum BucketReach { REACHED_ALL, REACHED_PARTLY, REACHED_NEVER };
+static const char* const REACH_NAMES[] = {"all", "partly", "never"};
 
-// the distances each bucket covers, up to distance `limit`
-static void bucket_ranges(int limit, int lo[T5_NUM_BUCKETS], int hi[T5_NUM_BUCKETS]) {
-    for (int b = 0; b < T5_NUM_BUCKETS; b++) lo[b] = -1, hi[b] = -1;
+// a bucket of the distances up to the longest test sequence's, and how much of it training reached
+struct BucketRow {
+    int bucket, lo, hi;  // distances lo..hi
+    BucketReach reach;
+};
+
+// the buckets distances 0..limit fall in, in order, each with the distances it covers and
+// whether distances 0..trained reach all of it, part of it or none
+static std::vector<BucketRow> bucket_rows(int limit, int trained) {
+    std::vector<BucketRow> rows;
     for (int n = 0; n <= limit; n++) {
         int b = t5_bucket(n);
-        if (lo[b] < 0) lo[b] = n;
-        hi[b] = n;
+        if (rows.empty() || rows.back().bucket != b) rows.push_back({b, n, n, REACHED_ALL});
+        rows.back().hi = n;
     }
+    for (BucketRow& row : rows) row.reach = row.hi <= trained ? REACHED_ALL : row.lo <= trained ? REACHED_PARTLY : REACHED_NEVER;
+    return rows;
 }
 
 static void print_table(const std::string& path) {
-    Header h = read_checkpoint_header(path);
-    if (h[H_PE] != PE_T5) fail("%s is not a --pe t5 checkpoint", path.c_str());
-    ModelConfig c{h[H_LAYERS], h[H_D_MODEL], h[H_HEADS], h[H_D_FF], h[H_VOCAB], 1, PE_T5, bits_float(h[H_ROPE_FRAC]), 0.0f};
-    // --pe-per-layer is a run flag, not a model field of the header: its checkpoints hold a table per layer
-    ModelConfig per_layer = c;
-    per_layer.pe_per_layer = true;
-    c.pe_per_layer = c.L > 1 && header_num_params(h) == make_layout(per_layer).total;
-    Model m;
-    model_init(&m, c, 1, 0);
-    load_checkpoint(path, h, &m);
-
-    Dataset data = make_dataset(find_task(header_task(h)), DataConfig{});
-    int longest_train = data.splits[SPLIT_TRAIN].max_example_len(), longest_test = data.splits[SPLIT_TEST].max_example_len();
-    int lo[T5_NUM_BUCKETS], hi[T5_NUM_BUCKETS];
-    bucket_ranges(longest_test - 1, lo, hi);
+    RunConfig config;
+    Run r(&config);
+    load_run(&r, path);  // which says what it built: the run's data (its lengths), the model
+    const ModelConfig& c = r.model.config;
+    if (c.pe != PE_T5) fail("%s is a --pe %s checkpoint, not --pe t5", path.c_str(), PE_NAMES[c.pe]);
+    int longest_train = train_split(r).max_example_len(), longest_test = test_split(r).max_example_len();
+    std::vector<BucketRow> rows = bucket_rows(longest_test - 1, longest_train - 1);
 
     printf("%s: %s, %d heads; training sequences up to %d tokens (distances 0-%d), test up to %d\n", path.c_str(),
-           header_task(h).c_str(), c.NH, longest_train, longest_train - 1, longest_test);
+           config.task.c_str(), c.NH, longest_train, longest_train - 1, longest_test);
     for (int l = 0; l < param_copies(c, P_PE_TABLE); l++) {
         if (c.pe_per_layer) printf("layer %d's table:\n", l);
         printf("%6s %11s %9s |", "bucket", "distances", "trained");
         for (int head = 0; head < c.NH; head++) printf(" %7s%d", "head ", head);
         printf("\n");
-        const float* table = m.param(P_PE_TABLE, l);  // (buckets, NH)
-        for (int b = 0; b < T5_NUM_BUCKETS && lo[b] >= 0; b++) {
-            const char* trained = hi[b] < longest_train ? "all" : lo[b] < longest_train ? "partly" : "never";
-            printf("%6d %5d-%-5d %9s |", b, lo[b], hi[b], trained);
-            for (int head = 0; head < c.NH; head++) printf(" %8.3f", table[b * c.NH + head]);
+        const real* table = r.model.param(P_PE_TABLE, l);  // (buckets, NH)
+        for (const BucketRow& row : rows) {
+            printf("%6d %5d-%-5d %9s |", row.bucket, row.lo, row.hi, REACH_NAMES[row.reach]);
+            for (int head = 0; head < c.NH; head++) printf(" %8.3f", table[row.bucket * c.NH + head]);
             printf("\n");
         }
     }
 }
 
-#ifndef TESTING
+#ifdef T5_TABLE_MAIN
 int main(int argc, char** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: dev/t5_table CHECKPOINT [CHECKPOINT ...]\n");
@@ -69,7 +75,7 @@ int main(int argc, char** argv) {
     try {
         for (int i = 1; i < argc; i++) print_table(argv[i]);
     } catch (const Error& e) {
-        fprintf(stderr, "t5_table: error: %s\n", e.what());
+        fprintf(stderr, "dev/t5_table: error: %s\n", e.what());
         return 1;
     }
     return 0;

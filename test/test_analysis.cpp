@@ -4,7 +4,8 @@
 #define TESTING
 #include "train.cu"
 #include "dev/attention.cpp"
-#include "dev/cope_extend.cpp"
+#include "dev/table_extend.cpp"
+#include "dev/t5_table.cpp"
 #include "test/unity.h"
 
 // ----------------------------------------------------------------------------
@@ -404,15 +405,16 @@ static void check_cope_dump(bool pe_per_layer) {
 static void test_dump_attention_of_a_cope_model_holds_its_table_and_positions(void) { check_cope_dump(false); }
 static void test_dump_attention_of_a_per_layer_cope_model_holds_each_table(void) { check_cope_dump(true); }
 
-// dev/cope_extend: from row 3 on every row of the table (each layer's with --pe-per-layer)
-// repeats rows 1 and 2, the rest of the model is untouched, and the checkpoint loads
-static void check_cope_extend(bool pe_per_layer) {
+// dev/table_extend: from row 3 on every row of the PE's table (each layer's with
+// --pe-per-layer) repeats rows 1 and 2, the rest of the model is untouched, and the checkpoint
+// loads
+static void check_table_extend(const char* pe, bool pe_per_layer) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    std::string model = tiny_trained_model(dir, "cope", pe_per_layer), extended = dir + "/extended.bin";
+    std::string model = tiny_trained_model(dir, pe, pe_per_layer), extended = dir + "/extended.bin";
     {
         Silence quiet;
-        cope_extend(model, 3, 2, extended);
+        table_extend(model, 3, 2, extended);
     }
     RunConfig c0, c1;
     Run before(&c0), after(&c1);
@@ -422,42 +424,96 @@ static void check_cope_extend(bool pe_per_layer) {
         load_run(&after, extended);
     }
     const Model &m0 = before.model, &m1 = after.model;
-    int rows = m1.pe().max_pos, HS = m1.config.HS(), copies = param_copies(m1.config, P_PE_TABLE);
+    const ModelConfig& c = m1.config;
+    int rows = pe_position_rows(c.pe, c.max_pos()), copies = param_copies(c, P_PE_TABLE);
+    size_t width = param_numel(c, P_PE_TABLE) / rows;
+    size_t expected_width = c.pe == PE_T5 ? c.NH : c.pe == PE_COPE ? c.HS() : c.C;  // pe.h's table of PEs
+    TEST_ASSERT_EQUAL_INT((int)expected_width, (int)width);
+    TEST_ASSERT_EQUAL_INT(c.pe == PE_T5 ? T5_NUM_BUCKETS : c.max_pos(), rows);
     TEST_ASSERT_EQUAL_INT(pe_per_layer ? 2 : 1, copies);
     for (int copy = 0; copy < copies; copy++) {
         const real* t0 = before.model.param(P_PE_TABLE, copy);
         const real* t1 = after.model.param(P_PE_TABLE, copy);
-        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, t0, t1, (size_t)3 * HS, "rows 0-2 as trained");
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, t0, t1, 3 * width, "rows 0-2 as trained");
         for (int row = 3; row < rows; row++) {
             int source = 1 + (row - 3) % 2;  // rows 1, 2, 1, 2, ...
-            TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, t0 + source * HS, t1 + row * HS, HS, "an extended row");
+            TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, t0 + source * width, t1 + row * width, width, "an extended row");
         }
         bool differ = false;
-        for (int x = 0; x < HS; x++) differ = differ || t0[HS + x] != t0[2 * HS + x];
+        for (size_t x = 0; x < width; x++) differ = differ || t0[width + x] != t0[2 * width + x];
         TEST_ASSERT_MESSAGE(differ, "rows 1 and 2 differ, so which one a row repeats shows");
     }
     // every other parameter as it was (the layout puts each copy of the table where it will)
     auto in_table = [&](size_t k) {
         for (int copy = 0; copy < copies; copy++)
-            if (k >= m0.layout.at(P_PE_TABLE, copy) && k < m0.layout.at(P_PE_TABLE, copy) + (size_t)rows * HS) return true;
+            if (k >= m0.layout.at(P_PE_TABLE, copy) && k < m0.layout.at(P_PE_TABLE, copy) + rows * width) return true;
         return false;
     };
     for (size_t k = 0; k < m0.params.size(); k++)
         if (!in_table(k)) TEST_ASSERT_MESSAGE(m0.params[k] == m1.params[k], "a parameter outside the table changed");
-    TEST_ASSERT_THROWS_WITH(cope_extend(model, 3, 0, extended), "FROM 3 and PERIOD 0 must satisfy 1 <= PERIOD <= FROM");
-    TEST_ASSERT_THROWS_WITH(cope_extend(model, rows, 2, extended), "the table's rows");
-    TEST_ASSERT_THROWS_WITH(cope_extend(dir + "/run/state.bin", 3, 2, extended), "holds a training state: give a run's model.bin");
+    Silence quiet;  // each refused checkpoint is loaded, and says so, before the refusal
+    TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 0, extended), "FROM 3 and PERIOD 0 must satisfy 1 <= PERIOD <= FROM");
+    TEST_ASSERT_THROWS_WITH(table_extend(model, rows, 2, extended), "the table's rows");
+    TEST_ASSERT_THROWS_WITH(table_extend(dir + "/run/state.bin", 3, 2, extended), "holds a training state: give a run's model.bin");
 }
 
-static void test_cope_extend_repeats_the_rows_before(void) { check_cope_extend(false); }
-static void test_cope_extend_repeats_the_rows_before_in_every_layer(void) { check_cope_extend(true); }
+static void test_table_extend_repeats_the_rows_before_in_cope(void) { check_table_extend("cope", false); }
+static void test_table_extend_repeats_the_rows_before_in_every_layer(void) { check_table_extend("cope", true); }
+static void test_table_extend_repeats_the_buckets_before_in_t5(void) { check_table_extend("t5", false); }
+static void test_table_extend_repeats_the_positions_before_in_ape_learned(void) { check_table_extend("ape_learned", false); }
 
-static void test_cope_extend_refuses_a_model_without_positions(void) {
+static void test_table_extend_refuses_a_model_without_a_table(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
     std::string model = tiny_trained_model(dir, "alibi");
     Silence quiet;
-    TEST_ASSERT_THROWS_WITH(cope_extend(model, 3, 2, dir + "/x.bin"), "is a --pe alibi model: only CoPE has a table of positions to extend");
+    TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 2, dir + "/x.bin"),
+                            "is a --pe alibi model: only ape_learned, t5 and cope learn a table of rows by position to extend");
+}
+
+// dev/t5_table: the buckets of distances 0..49 when training reached 0..42 (copy's default
+// lengths): T5's exact buckets, then bucket 23 (40-45) partly reached, bucket 24 cut at 49
+static void test_t5_table_says_which_buckets_training_reached(void) {
+    std::vector<BucketRow> rows = bucket_rows(49, 42);
+    TEST_ASSERT_EQUAL_INT(25, rows.size());
+    for (int b = 0; b < 16; b++) {
+        TEST_ASSERT_EQUAL_INT(b, rows[b].lo);
+        TEST_ASSERT_EQUAL_INT(b, rows[b].hi);
+        TEST_ASSERT_EQUAL_INT(REACHED_ALL, rows[b].reach);
+    }
+    const int expected[][4] = {{16, 16, 18, REACHED_ALL}, {22, 35, 39, REACHED_ALL}, {23, 40, 45, REACHED_PARTLY}, {24, 46, 49, REACHED_NEVER}};
+    for (const auto& e : expected) {
+        const BucketRow& row = rows[e[0]];
+        TEST_ASSERT_EQUAL_INT(e[0], row.bucket);
+        TEST_ASSERT_EQUAL_INT(e[1], row.lo);
+        TEST_ASSERT_EQUAL_INT(e[2], row.hi);
+        TEST_ASSERT_EQUAL_INT(e[3], row.reach);
+    }
+}
+
+// a run trained on lengths of its own (copy_cmc 2-5, test 6-8, not the task's defaults) is
+// tabled with its own longest sequences, and a model of another PE is refused
+static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "t5"), printed = dir + "/table.txt";
+    DataConfig own, defaults;
+    own.train_size = 64, own.valid_size = 30, own.test_size = 30, own.train_max = 5, own.test_max = 8;  // tiny_trained_model's
+    Dataset data = make_dataset(find_task("copy_cmc"), own), usual = make_dataset(find_task("copy_cmc"), defaults);
+    int train_len = data.splits[SPLIT_TRAIN].max_example_len(), test_len = data.splits[SPLIT_TEST].max_example_len();
+    TEST_ASSERT_TRUE(usual.splits[SPLIT_TRAIN].max_example_len() != train_len);  // so the defaults would show
+    {
+        Silence to_file(printed);
+        print_table(model);
+    }
+    std::string text = text_of(printed);
+    char line[128];
+    snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-%d), test up to %d\n", train_len, train_len - 1, test_len);
+    TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
+    TEST_ASSERT_EQUAL_INT(t5_bucket(test_len - 1) + 1, std::count(text.begin(), text.end(), '|') - 1);  // a row per bucket, and the heading
+    std::string alibi = tiny_trained_model(dir + "/alibi", "alibi");
+    Silence quiet;
+    TEST_ASSERT_THROWS_WITH(print_table(alibi), "is a --pe alibi checkpoint, not --pe t5");
 }
 
 int main(int argc, char** argv) {
@@ -474,8 +530,12 @@ int main(int argc, char** argv) {
     RUN_TEST(test_dump_attention_of_a_trained_model);
     RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_table_and_positions);
     RUN_TEST(test_dump_attention_of_a_per_layer_cope_model_holds_each_table);
-    RUN_TEST(test_cope_extend_repeats_the_rows_before);
-    RUN_TEST(test_cope_extend_repeats_the_rows_before_in_every_layer);
-    RUN_TEST(test_cope_extend_refuses_a_model_without_positions);
+    RUN_TEST(test_table_extend_repeats_the_rows_before_in_cope);
+    RUN_TEST(test_table_extend_repeats_the_rows_before_in_every_layer);
+    RUN_TEST(test_table_extend_repeats_the_buckets_before_in_t5);
+    RUN_TEST(test_table_extend_repeats_the_positions_before_in_ape_learned);
+    RUN_TEST(test_table_extend_refuses_a_model_without_a_table);
+    RUN_TEST(test_t5_table_says_which_buckets_training_reached);
+    RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
     return UNITY_END();
 }

@@ -4,7 +4,9 @@
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
 // whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
-// cells, and on a run's model.
+// cells, and on a run's model; and dev/t5_clamp.sh on a T5 run's model.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -189,6 +191,61 @@ static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
     }
 }
 
+// dev/t5_clamp.sh, T5's buckets edited and evaluated
+
+// what a results.json says of a split: "accuracy" and the "length:accuracy" list, as
+// dev/t5_clamp.sh prints them (a results.json without the split: "no SPLIT")
+static std::string split_summary(const std::string& results, const std::string& split) {
+    size_t at = results.find("\"" + split + "\": {\"accuracy\": ");
+    if (at == std::string::npos) return "no " + split;
+    double accuracy = atof(results.c_str() + results.find(':', at) + 1);
+    size_t end = results.find("]}", at);
+    std::string lengths;
+    char buf[64];
+    for (size_t entry = results.find("{\"length\": ", at); entry < end; entry = results.find("{\"length\": ", entry + 1)) {
+        int length = 0, correct = 0, total = 0;
+        double a = 0;
+        if (sscanf(results.c_str() + entry, "{\"length\": %d, \"correct\": %d, \"total\": %d, \"accuracy\": %lf", &length, &correct, &total, &a) != 4)
+            return "a damaged length of " + split;
+        snprintf(buf, sizeof buf, "%s%d:%.3f", lengths.empty() ? "" : " ", length, a);
+        lengths += buf;
+    }
+    snprintf(buf, sizeof buf, "%.3f\t", accuracy);
+    return buf + lengths;
+}
+
+// a real T5 copy run, named relative to the directory the script is called from: its row as
+// trained is its results.json, and the edits start at copy's buckets (training reaches distance
+// 42: bucket 23, distances 40-45, partly; bucket 24 never); other runs are refused with one line
+static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
+    std::string root = temp_dir() + "/clamp";
+    Result sweep = shell("dev/sweep.sh " + root + " --tasks copy --pes t5,nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
+    std::string results = read_file(root + "/copy-t5-s7/results.json");
+    char cwd[4096];
+    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
+    Result r = shell("cd " + root + " && " + cwd + "/dev/t5_clamp.sh --threads 1 copy-t5-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string valid = split_summary(results, "valid"), test = split_summary(results, "test");
+    std::string as_trained = "copy-t5-s7\tas trained\t-\t" + valid.substr(0, valid.find('\t')) + "\t" + test + "\n";
+    TEST_ASSERT_MESSAGE(contains(r.out, "model\tedit\tfrom\tvalid\ttest\ttest by length\n" + as_trained), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "\ncopy-t5-s7\tfrom the first never bucket\t24\t"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "\ncopy-t5-s7\tfrom the first partly bucket\t23\t"), r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING(results.c_str(), read_file(root + "/copy-t5-s7/results.json").c_str());  // the run's own, kept
+
+    const std::string cases[][2] = {
+        {root + "/copy-nope-s7", "is not a --pe t5 run"},
+        {root + "/nosuch", "holds no model.bin"},
+        {"--threads", "usage: dev/t5_clamp.sh"},
+        {"", "usage: dev/t5_clamp.sh"},
+    };
+    for (const auto& c : cases) {
+        Result bad = shell("dev/t5_clamp.sh " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
+        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
+    }
+}
+
 // A real single-node Slurm: dev/slurm_test.sh exits 77 with the reason where it can not have one.
 static void test_a_sweep_runs_as_a_slurm_job_array(void) {
     Result r = shell("dev/slurm_test.sh");
@@ -210,6 +267,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
+    RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
 }
