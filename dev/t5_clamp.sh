@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# dev/t5_clamp.sh: are T5's untrained buckets what fails it at longer lengths? The intervention
+# dev/t5_clamp.sh: which of a T5 model's buckets fail it at longer lengths? The interventions
 # behind docs/reproduction-cpu.md.
 #
 #   dev/t5_clamp.sh [--threads N] RUN_DIR [...]
 #
 # A T5 model trained on short sequences reads, at longer ones, the biases of buckets of
-# distance that no training sequence reached (`never` in dev/t5_table) or that only the longest
-# ones did (`partly`). For each --pe t5 run's directory this evaluates its model.bin as trained
-# and twice edited by dev/table_extend with PERIOD 1: from the first `never` bucket on, every
-# bucket takes the bias of the bucket before it (so the distances training never showed read the
-# last bucket it did), and from the first `partly` bucket on (so they read the last bucket every
-# long training sequence filled). If the untrained buckets were the failure, the edits would
-# mend the longer lengths. A row per model and edit: valid and test accuracy, and the test
-# accuracy at each length. --threads goes to ./train (give 1 beside a training run).
+# distance that no training sequence reached (`never` in dev/t5_table), and of the last buckets
+# it did reach, which only its longest sequences reached (`partly` where they reached only the
+# bucket's first distances). For each --pe t5 run's directory this evaluates its model.bin as
+# trained, then edited by dev/table_extend with PERIOD 1 from bucket B on (every bucket from B
+# takes bucket B-1's bias, so all the longer distances read B-1's) for B the first bucket
+# training never reached and each of the last three it reached. If the buckets from B on were
+# what fails the model, the edit mends the longer lengths. A row per model and edit: B and how
+# much of it training reached, valid and test accuracy, and the test accuracy at each length.
+# --threads goes to ./train (give 1 beside a training run).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)  # its tools; the runs named are read from where it was called
 usage="usage: dev/t5_clamp.sh [--threads N] RUN_DIR [...]"
@@ -31,8 +32,13 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# the first bucket dev/t5_table marks as trained WHICH (partly, never) for a model, or nothing
-first_bucket() { awk -v which="$2" '$3 == which { print $1; exit }' "$1"; }
+# the buckets to edit from, for a model's dev/t5_table output: the first bucket its training
+# never reached and the last three it reached, each as "BUCKET REACH" (REACH all, partly or
+# never), from the last on; bucket 0 has none before it to copy
+edit_buckets() {
+    awk '$3 == "all" || $3 == "partly" || $3 == "never" { reach[$1] = $3; if ($3 != "never") last = $1 }
+         END { for (b = last + 1; b >= last - 2 && b >= 1; b--) if (b in reach) print b, reach[b] }' "$1"
+}
 
 # evaluate MODEL and print "valid test length:accuracy ..." from its results.json
 evaluate() {
@@ -54,17 +60,12 @@ evaluate() {
         { valid = split_of("valid"); test = split_of("test"); printf "%.3f\t%.3f\t%s\n", valid, test, substr(by_length, 2) }'
 }
 
-printf 'model\tedit\tfrom\tvalid\ttest\ttest by length\n'
+printf 'model\tfrom bucket\treached\tvalid\ttest\ttest by length\n'
 for run in "$@"; do
     "$repo/dev/t5_table" "$run/model.bin" > "$work/table.txt"
-    printf '%s\tas trained\t-\t%s\n' "$run" "$(evaluate "$run/model.bin")"
-    for which in never partly; do
-        from=$(first_bucket "$work/table.txt" "$which")
-        if [ -z "$from" ]; then
-            printf '%s\tfrom the first %s bucket\t-\tno such bucket at the test lengths\n' "$run" "$which"
-            continue
-        fi
+    printf '%s\t-\tas trained\t%s\n' "$run" "$(evaluate "$run/model.bin")"
+    while read -r from reach; do
         "$repo/dev/table_extend" "$run/model.bin" "$from" 1 "$work/edited.bin" > /dev/null
-        printf '%s\tfrom the first %s bucket\t%s\t%s\n' "$run" "$which" "$from" "$(evaluate "$work/edited.bin")"
-    done
+        printf '%s\t%s\t%s\t%s\n' "$run" "$from" "$reach" "$(evaluate "$work/edited.bin")"
+    done < <(edit_buckets "$work/table.txt")
 done
