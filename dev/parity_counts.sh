@@ -15,34 +15,12 @@
 # run: two programs' OpenMP threads spinning on two cores slow both tenfold).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: dev/parity_counts.sh [--examples N] [--threads N] RUN_DIR|DECODING.txt [...]"
-examples=2000 threads=()
-while [ $# -ge 2 ]; do
-    case $1 in
-        --examples) examples=$2 ;;
-        --threads) threads=(--threads "$2") ;;
-        *) break ;;
-    esac
-    shift 2
-done
-[ $# -ge 1 ] || { echo "$usage" >&2; exit 1; }
-for source in "$@"; do
-    [ -f "$source" ] || [ -f "$source/model.bin" ] || { echo "dev/parity_counts.sh: $source is neither a decoding nor a run directory with a model.bin" >&2; exit 1; }
+source dev/decoding.sh
+parse_decoding_options dev/parity_counts.sh "$@"
+for source in "${sources[@]}"; do
     [ -f "$source" ] || grep -q '"task": "parity"' "$source/config.json" 2> /dev/null ||
         { echo "dev/parity_counts.sh: $source is not a parity run (its config.json names another task, or is missing)" >&2; exit 1; }
 done
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-
-# what ./train --sample printed for a run directory or a saved decoding, on stdout
-decoding() {
-    if [ -f "$1" ]; then
-        cat "$1"
-    else  # --out: the evaluation's own directory, so the run's results stay as they are
-        ./train --load "$1/model.bin" --device cpu --sample "$examples" "${threads[@]}" --out "$out/eval"
-        rm -rf "$out/eval"
-    fi
-}
 
 # the cells and shares of SOURCE's decoding on stdin. Each decoded example is a line "[right] test
 # (length 10)" and then "  prompt: Is the number of 1's even in the sequence [ 0 , 1 , ... ] ?"
@@ -80,8 +58,8 @@ tabulate() {
         }'
 }
 
-for source in "$@"; do
-    decoding "$source" > "$out/decoding.txt"
-    table=$(tabulate "$source" < "$out/decoding.txt")
+for source in "${sources[@]}"; do
+    decoding "$source" > "$decoded/decoding.txt"
+    table=$(tabulate "$source" < "$decoded/decoding.txt")
     printf '%s:\n%s\n' "$source" "$table"
 done

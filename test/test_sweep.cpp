@@ -4,7 +4,8 @@
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
 // whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
-// cells, and on a run's model; and dev/t5_clamp.sh on a T5 run's model.
+// cells, and on a run's model; dev/answer_lengths.sh's table on a decoding with known lengths;
+// and dev/t5_clamp.sh on a T5 run's model.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -191,6 +192,36 @@ static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
     }
 }
 
+// dev/answer_lengths.sh on a saved decoding: valid length 3 right; test length 5 once right,
+// once 3 words short, once 2 long without an <eos>; a scratchpad's words count with the answer's
+static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
+    std::string path = temp_dir() + "/decoding.txt";
+    std::ofstream(path) << "greedy decoding (KV cache) of the first 3 examples of each split:\n"
+                           "[right] valid (length 3)\n  prompt: Copy: a a a [SEP]\n  gold:   a a a\n  model:  a a a\n"
+                           "[right] test (length 5)\n  prompt: Copy: b b b b b [SEP]\n  gold:   b b b b b\n  model:  b b b b b\n"
+                           "[wrong] test (length 5)\n  prompt: Copy: c c c c c [SEP]\n  gold:   c c c c c\n  model:  c c\n"
+                           "[wrong] test (length 5)\n  prompt: Copy: d d d d d [SEP]\n  gold:   d d d d d\n  model:  d d d d d d d (no <eos>)\n"
+                           "[wrong] test (length 7, scratchpad right)\n  prompt: Sum: 1 2\n  gold:   1 + 2 Thus, 3\n  model:  1 + 2 Thus, 4\n";
+    Result r = shell("dev/answer_lengths.sh " + path);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "\n  valid       3        1   1.00        3.0         3.0     0.00    0.00\n"
+                                        "  test        5        3   0.33        5.0         4.7     0.33    0.33\n"
+                                        "  test        7        1   0.00        5.0         5.0     0.00    0.00\n"),
+                        r.out.c_str());
+    std::string empty = temp_dir() + "/empty.txt";
+    std::ofstream(empty) << "valid accuracy 1.0\n";
+    const std::string cases[][2] = {
+        {empty, "holds no decoded example"},
+        {temp_dir() + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {"", "usage: dev/answer_lengths.sh"},
+    };
+    for (const auto& c : cases) {
+        Result bad = shell("dev/answer_lengths.sh " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
+        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
+    }
+}
+
 // dev/t5_clamp.sh, T5's buckets edited and evaluated
 
 // what a results.json says of a split: "accuracy" and the "length:accuracy" list, as
@@ -272,6 +303,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
+    RUN_TEST(test_answer_lengths_tabulates_a_decoding_by_split_and_length);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# dev/answer_lengths.sh: does a model fail at longer lengths by stopping early, by going on too
+# long, or with answers of the right length? Behind docs/reproduction-cpu.md.
+#
+#   dev/answer_lengths.sh [--examples N] [--threads N] RUN_DIR|DECODING.txt [...]
+#
+# For each run's directory this decodes the first N valid and N test examples of its model.bin
+# (./train --load ... --sample N, default 2000; a file instead of a directory holds such a
+# decoding, saved) and prints, for every split and length, the examples decoded, the share
+# answered right, the mean number of words the gold output and the model's have (a scratchpad's
+# words count), and the shares of the model's outputs shorter and longer than their gold. Any
+# task: on copy, a model that counts the words it has written against the prompt's shows its
+# count here. --threads goes to ./train (give 1 beside a training run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source dev/decoding.sh
+parse_decoding_options dev/answer_lengths.sh "$@"
+
+# the table of SOURCE's decoding on stdin, a row per split and length
+tabulate() {
+    awk -v source="$1" '
+        /^\[(right|wrong)\] (valid|test) \(length [0-9]+/ {
+            right = ($1 == "[right]"); split_name = $2
+            n = $4; sub(/[,)].*/, "", n); n += 0; key = split_name SUBSEP n
+            if (n > longest) longest = n
+            getline prompt; getline gold; getline said
+            if (!sub(/^  gold: +/, "", gold) || !sub(/^  model: */, "", said)) next  # not a decoded example
+            sub(/ \(no <eos>\)$/, "", said)
+            g = split(gold, words, " "); m = split(said, words, " ")
+            examples[key]++; correct[key] += right; gold_words[key] += g; model_words[key] += m
+            shorter[key] += (m < g); longer[key] += (m > g)
+            seen++
+        }
+        END {
+            if (seen == 0) { print "dev/answer_lengths.sh: " source " holds no decoded example" > "/dev/stderr"; exit 1 }
+            printf "  %-6s %6s %8s %6s %10s %11s %8s %7s\n", "split", "length", "examples", "right", "gold words", "model words", "shorter", "longer"
+            for (s = 1; s <= 2; s++) {
+                name = s == 1 ? "valid" : "test"
+                for (n = 0; n <= longest; n++) {
+                    key = name SUBSEP n
+                    if (!(key in examples)) continue
+                    e = examples[key]
+                    printf "  %-6s %6d %8d %6.2f %10.1f %11.1f %8.2f %7.2f\n", name, n, e, correct[key] / e,
+                           gold_words[key] / e, model_words[key] / e, shorter[key] / e, longer[key] / e
+                }
+            }
+        }'
+}
+
+for source in "${sources[@]}"; do
+    decoding "$source" > "$decoded/decoding.txt"
+    table=$(tabulate "$source" < "$decoded/decoding.txt")
+    printf '%s:\n%s\n' "$source" "$table"
+done

@@ -1,0 +1,44 @@
+# dev/decoding.sh: sourced (not run) by the tools that read a model's greedy decodings,
+# dev/parity_counts.sh and dev/answer_lengths.sh, from the repository's root: their options and
+# each source's decoding, written once.
+#
+#   parse_decoding_options TOOL "$@"   sets `examples` (--examples N, default 2000), `threads`
+#                                      (--threads N, for ./train) and `sources` (the rest, at
+#                                      least one), or exits with TOOL's usage line
+#   decoding SOURCE                    prints what ./train --sample printed: a run directory's
+#                                      model.bin decoded now, or a saved decoding (a file)
+# A decoded example is a line "[right] test (length 10)" (", scratchpad right" may follow the
+# length), then its "  prompt: ", "  gold:   " and "  model:  " lines; the model's line ends in
+# " (no <eos>)" where decoding stopped at the longest length without one.
+
+parse_decoding_options() {
+    local tool=$1
+    local usage="usage: $tool [--examples N] [--threads N] RUN_DIR|DECODING.txt [...]"
+    shift
+    examples=2000 threads=()
+    while [ $# -ge 2 ]; do
+        case $1 in
+            --examples) examples=$2 ;;
+            --threads) threads=(--threads "$2") ;;
+            *) break ;;
+        esac
+        shift 2
+    done
+    [ $# -ge 1 ] || { echo "$usage" >&2; exit 1; }
+    sources=("$@")
+    for source in "${sources[@]}"; do
+        [ -f "$source" ] || [ -f "$source/model.bin" ] ||
+            { echo "$tool: $source is neither a decoding nor a run directory with a model.bin" >&2; exit 1; }
+    done
+    decoded=$(mktemp -d)
+    trap 'rm -rf "$decoded"' EXIT
+}
+
+decoding() {
+    if [ -f "$1" ]; then
+        cat "$1"
+    else  # --out: the evaluation's own directory, so the run's results stay as they are
+        ./train --load "$1/model.bin" --device cpu --sample "$examples" "${threads[@]}" --out "$decoded/eval"
+        rm -rf "$decoded/eval"
+    fi
+}
