@@ -12,8 +12,7 @@
 # task: on copy, a model that counts the words it has written against the prompt's shows its
 # count here. --threads goes to ./train (give 1 beside a training run).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source dev/decoding.sh
+source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/answer_lengths.sh "$@"
 
 # the table of SOURCE's decoding on stdin, a row per split and length

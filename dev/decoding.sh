@@ -1,6 +1,7 @@
 # dev/decoding.sh: sourced (not run) by the tools that read a model's greedy decodings,
-# dev/parity_counts.sh and dev/answer_lengths.sh, from the repository's root: their options and
-# each source's decoding, written once.
+# dev/parity_counts.sh and dev/answer_lengths.sh: their options and each source's decoding,
+# written once. They run from anywhere: run directories and decodings are named from where the
+# tool was called, and ./train is the one of this repository.
 #
 #   parse_decoding_options TOOL "$@"   sets `examples` (--examples N, default 2000), `threads`
 #                                      (--threads N, for ./train) and `sources` (the rest, at
@@ -10,6 +11,8 @@
 # A decoded example is a line "[right] test (length 10)" (", scratchpad right" may follow the
 # length), then its "  prompt: ", "  gold:   " and "  model:  " lines; the model's line ends in
 # " (no <eos>)" where decoding stopped at the longest length without one.
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 parse_decoding_options() {
     local tool=$1
@@ -38,7 +41,7 @@ decoding() {
     if [ -f "$1" ]; then
         cat "$1"
     else  # --out: the evaluation's own directory, so the run's results stay as they are
-        ./train --load "$1/model.bin" --device cpu --sample "$examples" "${threads[@]}" --out "$decoded/eval"
+        "$repo/train" --load "$1/model.bin" --device cpu --sample "$examples" "${threads[@]}" --out "$decoded/eval"
         rm -rf "$decoded/eval"
     fi
 }

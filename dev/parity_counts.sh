@@ -14,8 +14,7 @@
 # (1.000: it depends on the two together). --threads goes to ./train (give 1 beside a training
 # run: two programs' OpenMP threads spinning on two cores slow both tenfold).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source dev/decoding.sh
+source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/parity_counts.sh "$@"
 for source in "${sources[@]}"; do
     [ -f "$source" ] || grep -q '"task": "parity"' "$source/config.json" 2> /dev/null ||
