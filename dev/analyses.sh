@@ -12,9 +12,9 @@
 #   histogram.tsv/.svg   §6.1: where each model's heads look over the answer
 #   PE.test.svg          heatmaps of the first test example, every head, for each PE
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: dev/analyses.sh SWEEP TASK OUT [SEED [OTHER_SEED]]" >&2; exit 1; }
-sweep=$1 task=$2 out=$3 seed=${4:-256788} other=${5:-234054}
+sweep=$(realpath -m "$1") task=$2 out=$(realpath -m "$3") seed=${4:-256788} other=${5:-234054}  # from the caller's directory
+cd "$(dirname "$0")/.."
 mkdir -p "$sweep/attention" "$out"
 
 dump() {  # run name -> its dump, made once

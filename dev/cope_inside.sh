@@ -14,9 +14,10 @@
 #   OUT/copy-cope/, OUT/reverse-cope/   dev/attention positions
 # A model the sweep does not hold is left out, and said so.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { echo "usage: dev/cope_inside.sh ROOT OUT" >&2; exit 1; }
-beyond=$1/beyond kept=$1/attention out=$2
+root=$(realpath -m "$1") out=$(realpath -m "$2")  # from the caller's directory
+beyond=$root/beyond kept=$root/attention
+cd "$(dirname "$0")/.."
 mkdir -p "$kept" "$out/parity-cope" "$out/copy-cope" "$out/reverse-cope"
 
 # LABEL=DUMP for each model there is: RUN_DIR LABEL pairs on stdin

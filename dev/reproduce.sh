@@ -42,6 +42,7 @@
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
+caller=$PWD
 cd "$(dirname "$0")/.." || exit 1
 
 budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"  # beyond's and sorted's
@@ -54,7 +55,7 @@ task_flags() {
     esac
 }
 [ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|ablation|head64|beyond|sorted [sweep options]" >&2; exit 1; }
-root=$1 part=$2
+root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
 case $part in

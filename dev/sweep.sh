@@ -18,7 +18,8 @@
 #                       and the sbatch commands, submit nothing
 #   --no-report         skip dev/report at the end
 #
-# NAME is a directory under sweeps/ (or a path, if it has a slash). Each run writes
+# NAME is a directory under the repository's sweeps/ (or a path from where the script was called,
+# if it has a slash). Each run writes
 # NAME/TASK-PE-sSEED[-FLAGVALUE...]/ and logs to NAME/logs/; NAME/runs.tsv lists the grid, one
 # run per line (its name, then its ./train flags), and is what --slurm's array tasks read.
 #
@@ -30,6 +31,7 @@
 # against each other (three 2-thread runs on 2 cores each ran 11x slower than one alone), so
 # K x --threads may not exceed the cores, and each run's log is checked for its thread count.
 set -u -o pipefail
+caller=$PWD  # a NAME with a slash is a path from here
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
@@ -87,7 +89,7 @@ fi
 [ $# -ge 1 ] && [ "${1#-}" = "$1" ] || die "usage: dev/sweep.sh NAME [options] [-- flags for every run] (see the top of dev/sweep.sh)"
 name=$1
 shift
-case $name in */*) root=$name ;; *) root=sweeps/$name ;; esac
+case $name in /*) root=$name ;; */*) root=$caller/$name ;; *) root=sweeps/$name ;; esac
 tasks=copy pes=nope,ape,t5,alibi,rope seeds=256788,234054,146317
 jobs=1 threads="" device=auto slurm=0 sbatch_options="" dry_run=0 report=1
 vary_flags=() vary_values=() extra=()

@@ -134,6 +134,18 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
 }
 
+// a NAME with a slash is a path from the directory dev/sweep.sh is called in, not from the
+// repository's
+static void test_a_relative_sweep_path_is_the_callers(void) {
+    std::string dir = temp_dir();
+    char cwd[4096];
+    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
+    Result r = shell("cd " + dir + " && " + cwd + "/dev/sweep.sh here/grid --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(exists(dir + "/here/grid/copy-nope-s7/results.json"), r.out.c_str());
+    TEST_ASSERT_FALSE(exists(std::string(cwd) + "/here"));
+}
+
 // dev/parity_counts.sh, the parity analysis (it lives beside the sweep it reads)
 
 // a saved decoding as ./train --sample prints it: (split, length's bits, right) per example
@@ -304,6 +316,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
+    RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
     RUN_TEST(test_answer_lengths_tabulates_a_decoding_by_split_and_length);
