@@ -8,10 +8,11 @@
  row per bucket with the distances i - j it covers, up to the longest test sequence; whether
  training reached all of them, part of them or none (the run's longest training example has T
  tokens, so distances 0..T-1: its own lengths, which the checkpoint holds); and the learned bias
- of every head. A bucket that training reached only at its lower end, or never, is where a
- model trained on short sequences meets its first surprise at longer ones: the bias there was
- learned from (or left at) what the last training lengths needed. dev/t5_clamp.sh edits those
- buckets and evaluates the result.
+ of every head. The buckets only the longest training sequences reach (at their lower end, or
+ wholly) can learn a marker of those lengths, which a longer sequence meets too early; a bucket
+ training never reached keeps its init. dev/t5_clamp.sh edits both kinds and evaluates the
+ result: on copy the first kind fails T5 and the second does not (docs/reproduction-cpu.md,
+ "Inside T5").
 */
 #ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
 #define TESTING

@@ -12,9 +12,8 @@
  docs/beyond.md uses it on CoPE's parity models, whose learned rows alternate in sign (PERIOD 2)
  up to the counts training reached: if the longer strings fail because the rows their counts
  read learned nothing, continuing the alternation must mend them, and it does.
- docs/reproduction-cpu.md uses it on T5's (PERIOD 1: the buckets of distances training never
- reached take the last trained bucket's bias), to ask whether those buckets are what changes
- the answers at longer lengths.
+ dev/t5_clamp.sh uses it on T5's models (PERIOD 1: from a bucket on, every bucket takes the
+ bias of the bucket before it), to find which buckets fail them at longer lengths.
 */
 #ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
 #define TESTING
