@@ -7,7 +7,8 @@
  For each checkpoint (of a --pe t5 run; with --pe-per-layer, each layer's table in turn): one
  row per bucket with the distances i - j it covers, up to the longest test sequence; whether
  training reached all of them, part of them or none (the run's longest training example has T
- tokens, so distances 0..T-1: its own lengths, which the checkpoint holds); and the learned bias
+ tokens, so distances 0..T-1: its own lengths, which the checkpoint holds; with
+ --random-positions L, 0..L-1); and the learned bias
  of every head. The buckets only the longest training sequences reach (at their lower end, or
  wholly) can learn a marker of those lengths, which a longer sequence meets too early; a bucket
  training never reached keeps its init. dev/t5_clamp.sh edits both kinds and evaluates the
@@ -49,10 +50,12 @@ static void print_table(const std::string& path) {
     const ModelConfig& c = r.model.config;
     if (c.pe != PE_T5) fail("%s is a --pe %s checkpoint, not --pe t5", path.c_str(), PE_NAMES[c.pe]);
     int longest_train = train_split(r).max_example_len(), longest_test = test_split(r).max_example_len();
-    std::vector<BucketRow> rows = bucket_rows(longest_test - 1, longest_train - 1);
+    // with --random-positions L, training draws positions from 0..L-1: its distances reach L-1
+    int trained = config.random_positions > 0 ? config.random_positions - 1 : longest_train - 1;
+    std::vector<BucketRow> rows = bucket_rows(longest_test - 1, trained);
 
-    printf("%s: %s, %d heads; training sequences up to %d tokens (distances 0-%d), test up to %d\n", path.c_str(),
-           config.task.c_str(), c.NH, longest_train, longest_train - 1, longest_test);
+    printf("%s: %s, %d heads; training sequences up to %d tokens (distances 0-%d%s), test up to %d\n", path.c_str(),
+           config.task.c_str(), c.NH, longest_train, trained, config.random_positions > 0 ? ", positions drawn" : "", longest_test);
     for (int l = 0; l < param_copies(c, P_PE_TABLE); l++) {
         if (c.pe_per_layer) printf("layer %d's table:\n", l);
         printf("%6s %11s %9s |", "bucket", "distances", "trained");

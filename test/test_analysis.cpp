@@ -296,9 +296,9 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
 // a real model
 
 // a tiny copy_cmc run of `pe` (4 steps) in dir/run: its model.bin
-static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false) {
+static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false, int random_positions = 0) {
     RunConfig c;
-    c.task = "copy_cmc", c.pe = pe, c.pe_per_layer = pe_per_layer;
+    c.task = "copy_cmc", c.pe = pe, c.pe_per_layer = pe_per_layer, c.random_positions = random_positions;
     c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = 4, c.eval_every = 2, c.batch = 8;
     c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
     c.out = dir + "/run";
@@ -511,6 +511,18 @@ static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
     snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-%d), test up to %d\n", train_len, train_len - 1, test_len);
     TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
     TEST_ASSERT_EQUAL_INT(t5_bucket(test_len - 1) + 1, std::count(text.begin(), text.end(), '|') - 1);  // a row per bucket, and the heading
+    TEST_ASSERT_MESSAGE(text.find(" never |") != std::string::npos, text.c_str());  // test lengths past training's
+
+    // positions drawn from 0..63 in training: every distance of the test lengths was trained
+    std::string drawn = tiny_trained_model(dir + "/drawn", "t5", false, 64);
+    {
+        Silence to_file(printed);
+        print_table(drawn);
+    }
+    text = text_of(printed);
+    snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-63, positions drawn), test up to %d\n", train_len, test_len);
+    TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
+    TEST_ASSERT_MESSAGE(text.find(" never |") == std::string::npos && text.find(" partly |") == std::string::npos, text.c_str());
     std::string alibi = tiny_trained_model(dir + "/alibi", "alibi");
     Silence quiet;
     TEST_ASSERT_THROWS_WITH(print_table(alibi), "is a --pe alibi checkpoint, not --pe t5");
