@@ -357,7 +357,8 @@ inline size_t pe_param_count(PEKind kind, int C, int NH, int max_pos) {
 // The PEs whose learned tensor is a table with one row per position-like index (ape_learned:
 // the position; t5: the bucket of the distance; cope: the contextual position), each row of
 // pe_param_count / rows values: how many rows. 0 for the PEs whose parameters are not such a
-// table. dev/table_extend edits these rows.
+// table. dev/table_extend edits these rows. (pe_table_rows, below, is narrower: the rows a score
+// bias is read from by distance, T5's alone, for the GPU's table gradient.)
 inline int pe_position_rows(PEKind kind, int max_pos) {
     switch (kind) {
         case PE_T5: return T5_NUM_BUCKETS;

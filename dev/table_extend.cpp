@@ -41,12 +41,11 @@ static void table_extend(const std::string& in, int from, int period, const std:
     Run r(&c);
     Header h = load_run(&r, in);
     if (h[H_KIND] != CKPT_MODEL) fail("%s holds a training state: give a run's model.bin", in.c_str());
-    if (pe_position_rows(r.model.config.pe, r.model.config.max_pos()) == 0)
-        fail("%s is a --pe %s model: only ape_learned, t5 and cope learn a table of rows by position to extend", in.c_str(), c.pe.c_str());
+    int rows = pe_position_rows(r.model.config.pe, r.model.config.max_pos());
+    if (rows == 0) fail("%s is a --pe %s model: only ape_learned, t5 and cope learn a table of rows by position to extend", in.c_str(), c.pe.c_str());
     extend_table(&r.model, from, period);
     save_checkpoint(out, r.model, h);
-    printf("wrote %s: rows %d-%d of the table repeat rows %d-%d\n", out.c_str(), from,
-           pe_position_rows(r.model.config.pe, r.model.config.max_pos()) - 1, from - period, from - 1);
+    printf("wrote %s: rows %d-%d of the table repeat rows %d-%d\n", out.c_str(), from, rows - 1, from - period, from - 1);
 }
 
 #ifdef TABLE_EXTEND_MAIN
