@@ -270,7 +270,7 @@ inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int
 }
 
 // ----------------------------------------------------------------------------
-// where the heads look when the model must say a given word
+// where the heads look when the model must say a given word, or the answer's k-th
 
 // The queries that predict the answer's words: t = prompt_len - 1 .. T - 3, each predicting the
 // gold token at t + 1 (the one before <eos> is left out: what a head does there need not be
@@ -285,25 +285,29 @@ inline int dump_vocab_size(const AttentionDump& d) {
     return V;
 }
 
+// What groups the answer's queries: the word each must predict, or the index in the answer of
+// that word (0: the answer's first). A head whose mass moves with the word carries it; one whose
+// mass moves with the index, whatever the words, counts how far into the answer the model is.
+enum QueryGroup { BY_WORD, BY_INDEX };
+
 // One head's attention over those queries (of the examples of one split, or of all: split 0),
-// grouped by the word each must predict: for each such word, how many queries, and the attention
-// mass on the keys holding each word, summed (divide by the queries for the mean). A head whose
-// mass moves with the answer carries it.
-struct AttendsByAnswer {
-    std::map<int, long> queries;                // answer word -> queries that predict it
-    std::map<int, std::vector<double>> mass;    // answer word -> key word -> summed probability
+// grouped by word or by index: for each group, how many queries, and the attention mass on the
+// keys holding each word, summed (divide by the queries for the mean).
+struct AttendsByQuery {
+    std::map<int, long> queries;              // group -> queries in it
+    std::map<int, std::vector<double>> mass;  // group -> key word -> summed probability
 };
 
-inline AttendsByAnswer attends_by_answer(const AttentionDump& d, int layer, int head, int split) {
+inline AttendsByQuery attends_by_query(const AttentionDump& d, int layer, int head, int split, QueryGroup by) {
     int V = dump_vocab_size(d);
-    AttendsByAnswer a;
+    AttendsByQuery a;
     for (const AttentionExample& e : d.examples) {
         if (split && e.split != split) continue;
         for (int t = first_answer_query(e); t <= last_answer_query(e); t++) {
-            int answer = e.tokens[t + 1];
-            std::vector<double>& mass = a.mass[answer];
+            int group = by == BY_WORD ? e.tokens[t + 1] : t - first_answer_query(e);
+            std::vector<double>& mass = a.mass[group];
             if (mass.empty()) mass.assign(V, 0);
-            a.queries[answer]++;
+            a.queries[group]++;
             const float* row = e.row(d.NH, layer, head, t);
             for (int j = 0; j <= t; j++) mass[e.tokens[j]] += row[j];
         }

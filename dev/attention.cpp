@@ -15,12 +15,14 @@
        Writes DIR/histogram.tsv (the fraction of (query, layer, head) in each bin) and
        DIR/histogram.svg.
 
-   dev/attention attends --out DIR LABEL=DUMP.bin [...] [--split valid|test]
+   dev/attention attends --out DIR LABEL=DUMP.bin [...] [--split valid|test] [--by word|index]
        Where each head looks, by what the model must say next: for every layer and head, over
        the queries that predict the answer's words (of both splits' examples, or of one), the
-       mean attention on the keys holding each word, grouped by the word the query predicts.
-       Writes DIR/attends.tsv (the means of 0.001 and more) and prints, per head, the three most
-       attended words for each of the four most frequent answer words.
+       mean attention on the keys holding each word, grouped by the word the query predicts
+       (--by word, the default) or by that word's index in the answer (--by index: 0 for the
+       answer's first word). Writes DIR/attends.tsv (the means of 0.001 and more) and prints,
+       per head, the three most attended words for each of the four most frequent answer words,
+       or, by index, the most attended word at every index.
 
    dev/attention positions --out DIR LABEL=DUMP.bin [...]
        What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
@@ -61,6 +63,7 @@ struct AttentionArgs {
     bool paper_jsd = false;
     int min_length = 8, bins = 20;
     int split = 0;  // --split: the examples of valid (1) or test (2) only; 0: both
+    QueryGroup by = BY_WORD;  // --by: attends groups the queries by the word to say, or its index
     std::vector<std::string> inputs;
 };
 
@@ -68,6 +71,12 @@ static int split_option(const std::string& name) {
     if (name == "valid") return 1;
     if (name == "test") return 2;
     fail("--split takes valid or test, not '%s'", name.c_str());
+}
+
+static QueryGroup group_option(const std::string& name) {
+    if (name == "word") return BY_WORD;
+    if (name == "index") return BY_INDEX;
+    fail("--by takes word or index, not '%s'", name.c_str());
 }
 
 static AttentionArgs parse_attention_args(int argc, char** argv) {
@@ -83,7 +92,8 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
         else if (arg == "--min-length") a.min_length = atoi(value().c_str());
         else if (arg == "--bins") a.bins = atoi(value().c_str());
         else if (arg == "--split") a.split = split_option(value());
-        else if (arg.rfind("--", 0) == 0) fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split)", arg.c_str());
+        else if (arg == "--by") a.by = group_option(value());
+        else if (arg.rfind("--", 0) == 0) fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split --by)", arg.c_str());
         else a.inputs.push_back(arg);
     }
     if (a.out.empty()) fail("--out DIR is required");
@@ -204,41 +214,52 @@ static std::vector<int> largest_first(const std::vector<double>& v) {
     return order;
 }
 
-// each head of one dump: its lines of attends.tsv, and one printed line with the three most
-// attended words for each of the four most frequent answer words
-static void describe_attends(const Labelled& l, int split, std::string* tsv) {
+// a group of queries as attends.tsv and the printed lines name it: the word to say, or its index
+static std::string group_name(const Labelled& l, QueryGroup by, int group) {
+    return by == BY_WORD ? word_of(l.dump, group) : format_text("%d", group);
+}
+
+// each head of one dump: its lines of attends.tsv, and one printed line with, by word, the three
+// most attended words for each of the four most frequent answer words, or, by index, the most
+// attended word at every index
+static void describe_attends(const Labelled& l, int split, QueryGroup by, std::string* tsv) {
     for (int layer = 0; layer < l.dump.L; layer++)
         for (int head = 0; head < l.dump.NH; head++) {
-            AttendsByAnswer by = attends_by_answer(l.dump, layer, head, split);
-            std::vector<std::pair<long, int>> answers;  // (-queries, answer word): most frequent first
-            for (const auto& kv : by.queries) answers.push_back({-kv.second, kv.first});
-            std::sort(answers.begin(), answers.end());
-            std::string line = format_text("  layer %d head %d, when the next word is", layer, head);
-            for (size_t k = 0; k < answers.size(); k++) {
-                int answer = answers[k].second;
-                long n = by.queries[answer];
-                std::vector<double> mean = by.mass[answer];
+            AttendsByQuery a = attends_by_query(l.dump, layer, head, split, by);
+            std::vector<std::pair<long, int>> groups;  // (-queries, group): most frequent first, by word
+            for (const auto& kv : a.queries) groups.push_back({by == BY_WORD ? -kv.second : 0, kv.first});
+            std::sort(groups.begin(), groups.end());
+            std::string line = format_text("  layer %d head %d, %s", layer, head, by == BY_WORD ? "when the next word is" : "by the index of the next word:");
+            for (size_t k = 0; k < groups.size(); k++) {
+                int group = groups[k].second;
+                long n = a.queries[group];
+                std::vector<double> mean = a.mass[group];
                 for (double& m : mean) m /= n;
                 std::vector<int> order = largest_first(mean);
+                std::string name = group_name(l, by, group);
                 for (int w : order)
                     if (mean[w] >= 0.001)
-                        *tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, word_of(l.dump, answer).c_str(), n,
+                        *tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, name.c_str(), n,
                                             word_of(l.dump, w).c_str(), mean[w]);
+                if (by == BY_INDEX) {
+                    line += format_text("%s %s '%s' %.2f", k ? "," : "", name.c_str(), word_of(l.dump, order[0]).c_str(), mean[order[0]]);
+                    continue;
+                }
                 if (k >= 4) continue;
-                line += format_text("%s '%s' (%ld):", k ? ";" : "", word_of(l.dump, answer).c_str(), n);
+                line += format_text("%s '%s' (%ld):", k ? ";" : "", name.c_str(), n);
                 for (size_t i = 0; i < order.size() && i < 3; i++) line += format_text(" '%s' %.2f", word_of(l.dump, order[i]).c_str(), mean[order[i]]);
             }
-            printf("%s%s\n", line.c_str(), answers.size() > 4 ? "; ..." : "");
+            printf("%s%s\n", line.c_str(), by == BY_WORD && groups.size() > 4 ? "; ..." : "");
         }
 }
 
 static void attends_command(const AttentionArgs& a) {
     if (a.inputs.empty()) fail("attends needs at least one LABEL=DUMP.bin");
-    std::string tsv = "label\tlayer\thead\tanswer\tqueries\tword\tmean_attention\n";
+    std::string tsv = format_text("label\tlayer\thead\t%s\tqueries\tword\tmean_attention\n", a.by == BY_WORD ? "answer" : "index");
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);
         printf("%s:\n", l.label.c_str());
-        describe_attends(l, a.split, &tsv);
+        describe_attends(l, a.split, a.by, &tsv);
     }
     write_text(a.out + "/attends.tsv", tsv);
     printf("wrote %s/attends.tsv\n", a.out.c_str());

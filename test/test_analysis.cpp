@@ -161,16 +161,17 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     TEST_ASSERT_EQUAL_INT(MAX_DUMP_WORDS, dump_vocab_size(read_attention_dump(dir + "/bad.bin")));
 }
 
-// attends_by_answer on two hand-built examples of tokens 2..9 (the answer's queries t = 3, 4, 5
-// predict tokens 6, 7, 8): a valid one whose head looks at the first key, a test one whose head
-// looks at the query itself; and dev/attention attends, with --split and without
-static void test_attends_by_answer_groups_by_the_predicted_word(void) {
+// attends_by_query on two hand-built examples of tokens 2..9 (the answer's queries t = 3, 4, 5
+// predict tokens 6, 7, 8, the answer's words 0, 1, 2): a valid one whose head looks at the first
+// key, a test one whose head looks at the query itself, grouped by word and by index; and
+// dev/attention attends, with --split and without, by word and by index
+static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void) {
     AttentionDump d;
     d.L = 1, d.NH = 1, d.words = {"<pad>", "<eos>", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"};
     d.examples.push_back(one_hot_example(8, 1, 1, 4, 4, to_first));
     d.examples.push_back(one_hot_example(8, 1, 1, 4, 4, to_self));
     d.examples[0].split = SPLIT_VALID;
-    AttendsByAnswer both = attends_by_answer(d, 0, 0, 0), valid = attends_by_answer(d, 0, 0, SPLIT_VALID);
+    AttendsByQuery both = attends_by_query(d, 0, 0, 0, BY_WORD), valid = attends_by_query(d, 0, 0, SPLIT_VALID, BY_WORD);
     TEST_ASSERT_EQUAL_INT(3, both.queries.size());
     TEST_ASSERT_EQUAL_INT(2, both.queries[6]);
     TEST_ASSERT_EQUAL_INT(1, valid.queries[6]);
@@ -178,6 +179,12 @@ static void test_attends_by_answer_groups_by_the_predicted_word(void) {
     TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, both.mass[6][5]);  // the test example's query 3 on itself, token 5
     TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, valid.mass[6][5]);
     TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, valid.mass[8][2]);
+    AttendsByQuery by_index = attends_by_query(d, 0, 0, 0, BY_INDEX);
+    TEST_ASSERT_EQUAL_INT(3, by_index.queries.size());
+    TEST_ASSERT_EQUAL_INT(2, by_index.queries[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, by_index.mass[0][2]);  // query 3 is the answer's word 0
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, by_index.mass[2][7]);  // query 5 on itself, token 7
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, by_index.mass[2][5]);
 
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
@@ -187,8 +194,14 @@ static void test_attends_by_answer_groups_by_the_predicted_word(void) {
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tanswer\tqueries\tword\tmean_attention\nx\t0\t0\tw6\t1\tw5\t1.0000\n"
                              "x\t0\t0\tw7\t1\tw6\t1.0000\nx\t0\t0\tw8\t1\tw7\t1.0000\n",
                              text_of(out + "/attends.tsv").c_str());
+    run_attention({"attends", "--out", out.c_str(), "--by", "index", in.c_str()});
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tindex\tqueries\tword\tmean_attention\nx\t0\t0\t0\t2\tw2\t0.5000\nx\t0\t0\t0\t2\tw5\t0.5000\n"
+                             "x\t0\t0\t1\t2\tw2\t0.5000\nx\t0\t0\t1\t2\tw6\t0.5000\nx\t0\t0\t2\t2\tw2\t0.5000\nx\t0\t0\t2\t2\tw7\t0.5000\n",
+                             text_of(out + "/attends.tsv").c_str());
     const char* bad[] = {"attention", "attends", "--out", out.c_str(), "--split", "train", in.c_str()};
     TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)bad), "--split takes valid or test, not 'train'");
+    const char* bad_group[] = {"attention", "attends", "--out", out.c_str(), "--by", "length", in.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)bad_group), "--by takes word or index, not 'length'");
 }
 
 // CoPE examples over words x, y, z whose head opens its gates on y alone: position p_tj is the
@@ -536,7 +549,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attended_distance_histogram_of_known_patterns);
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
     RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);
-    RUN_TEST(test_attends_by_answer_groups_by_the_predicted_word);
+    RUN_TEST(test_attends_by_query_groups_by_the_predicted_word_or_its_index);
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);

@@ -205,8 +205,9 @@ static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
 }
 
 // dev/answer_lengths.sh on a saved decoding, named from the directory it is called in: valid
-// length 3 right; test length 5 once right, once 3 words short, once 2 long without an <eos>;
-// a scratchpad's words count with the answer's
+// length 3 right; test length 5 once right, once 3 words short, once 2 long without an <eos>
+// (each difference a third of the length's outputs); valid length 4 with one difference too rare
+// to list; a scratchpad's words count with the answer's
 static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 3 examples of each split:\n"
@@ -215,13 +216,18 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
                            "[wrong] test (length 5)\n  prompt: Copy: c c c c c [SEP]\n  gold:   c c c c c\n  model:  c c\n"
                            "[wrong] test (length 5)\n  prompt: Copy: d d d d d [SEP]\n  gold:   d d d d d\n  model:  d d d d d d d (no <eos>)\n"
                            "[wrong] test (length 7, scratchpad right)\n  prompt: Sum: 1 2\n  gold:   1 + 2 Thus, 3\n  model:  1 + 2 Thus, 4\n";
+    // valid length 4: 20 right and one a word long, a difference below 5% of the 21, not listed
+    for (int i = 0; i < 21; i++)
+        std::ofstream(path, std::ios::app) << (i ? "[right]" : "[wrong]") << " valid (length 4)\n  prompt: Copy: e e e e [SEP]\n  gold:   e e e e\n"
+                                           << (i ? "  model:  e e e e\n" : "  model:  e e e e e\n");
     char cwd[4096];
     TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
     Result r = shell("cd " + dir + " && " + cwd + "/dev/answer_lengths.sh decoding.txt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(r.out, "\n  valid       3        1   1.00        3.0         3.0     0.00    0.00\n"
-                                        "  test        5        3   0.33        5.0         4.7     0.33    0.33\n"
-                                        "  test        7        1   0.00        5.0         5.0     0.00    0.00\n"),
+    TEST_ASSERT_MESSAGE(contains(r.out, "\n  valid       3        1   1.00        3.0         3.0     0.00    0.00  +0:1.00\n"
+                                        "  valid       4       21   0.95        4.0         4.0     0.00    0.05  +0:0.95\n"
+                                        "  test        5        3   0.33        5.0         4.7     0.33    0.33  -3:0.33 +0:0.33 +2:0.33\n"
+                                        "  test        7        1   0.00        5.0         5.0     0.00    0.00  +0:1.00\n"),
                         r.out.c_str());
     std::string empty = temp_dir() + "/empty.txt";
     std::ofstream(empty) << "valid accuracy 1.0\n";

@@ -17,7 +17,8 @@
    fuzz_dump        an attention dump for dev/attention: byte 0's lowest bit says whether to set
                     the magic and a version (byte 0's next bit: 1, else 2), so that inputs get
                     past that check to the sizes behind it; then each of dev/attention's four
-                    commands reads it and writes its tables and plots, as from the command line
+                    commands (attends by word and by index) reads it and writes its tables and
+                    plots, as from the command line
    fuzz_results     the run files of a sweep for dev/report: up to three runs, each a config.json
                     and a results.json, the six texts NUL-separated (a run whose results.json is
                     missing is unfinished); the whole report is written
@@ -168,7 +169,8 @@ static int fuzz_dump(const uint8_t* data, size_t size) {
     if (!write_bytes(path, file)) return 0;
     const std::string labelled = "x=" + path;
     const std::vector<std::vector<std::string>> commands = {
-        {"distance", path, labelled}, {"histogram", "--min-length", "0", labelled}, {"attends", labelled}, {"positions", labelled}};
+        {"distance", path, labelled}, {"histogram", "--min-length", "0", labelled}, {"attends", labelled}, {"attends", "--by", "index", labelled},
+        {"positions", labelled}};
     for (const std::vector<std::string>& command : commands) {
         std::vector<std::string> words = {"attention", command[0], "--out", out};
         words.insert(words.end(), command.begin() + 1, command.end());
