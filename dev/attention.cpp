@@ -241,8 +241,9 @@ static void describe_attends(const Labelled& l, int split, QueryGroup by, std::s
                     if (mean[w] >= 0.001)
                         *tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, name.c_str(), n,
                                             word_of(l.dump, w).c_str(), mean[w]);
-                if (by == BY_INDEX) {
-                    line += format_text("%s %s '%s' %.2f", k ? "," : "", name.c_str(), word_of(l.dump, order[0]).c_str(), mean[order[0]]);
+                if (by == BY_INDEX) {  // a dump whose rows hold no attention at all has no word to name
+                    line += format_text("%s %s ", k ? "," : "", name.c_str()) +
+                            (order.empty() ? "-" : format_text("'%s' %.2f", word_of(l.dump, order[0]).c_str(), mean[order[0]]));
                     continue;
                 }
                 if (k >= 4) continue;
