@@ -12,7 +12,8 @@
 # many words longer than the gold (negative: shorter) the model's outputs are, each difference
 # that 5% or more of them share with its share. Any task: on copy, a model that counts the
 # words it has written against the prompt's shows its count here; on sort, a model whose errors
-# are whole periods of some count shows them as differences that are multiples of the period. --threads goes to ./train (give 1 beside a training run).
+# are whole periods of some count shows them as differences that are multiples of the period.
+# --threads goes to ./train (give 1 beside a training run).
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/answer_lengths.sh "$@"

@@ -226,7 +226,8 @@ static void describe_attends(const Labelled& l, int split, QueryGroup by, std::s
     for (int layer = 0; layer < l.dump.L; layer++)
         for (int head = 0; head < l.dump.NH; head++) {
             AttendsByQuery a = attends_by_query(l.dump, layer, head, split, by);
-            std::vector<std::pair<long, int>> groups;  // (-queries, group): most frequent first, by word
+            // (-queries, group): by word the most frequent first, by index in the answer's order
+            std::vector<std::pair<long, int>> groups;
             for (const auto& kv : a.queries) groups.push_back({by == BY_WORD ? -kv.second : 0, kv.first});
             std::sort(groups.begin(), groups.end());
             std::string line = format_text("  layer %d head %d, %s", layer, head, by == BY_WORD ? "when the next word is" : "by the index of the next word:");
