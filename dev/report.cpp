@@ -391,8 +391,17 @@ static Sweep read_sweep(const std::string& sweep_dir) {
         fail("sweep directory '%s' does not exist (give the directory that holds the run directories)", sweep_dir.c_str());
     std::vector<fs::path> dirs;
     if (fs::exists(sweep / "config.json")) dirs.push_back(sweep);
-    for (const fs::directory_entry& e : fs::recursive_directory_iterator(sweep))
-        if (e.is_directory() && fs::exists(e.path() / "config.json")) dirs.push_back(e.path());
+    // Links to directories are followed (one report over links to several sweeps), each real
+    // directory once: a run linked twice counts once, and a link back up the tree cannot loop.
+    std::set<fs::path> seen = {fs::canonical(sweep)};
+    for (auto e = fs::recursive_directory_iterator(sweep, fs::directory_options::follow_directory_symlink); e != fs::recursive_directory_iterator(); ++e) {
+        if (!e->is_directory()) continue;
+        if (!seen.insert(fs::canonical(e->path())).second) {
+            e.disable_recursion_pending();
+            continue;
+        }
+        if (fs::exists(e->path() / "config.json")) dirs.push_back(e->path());
+    }
     if (dirs.empty()) fail("no run directories (directories with a config.json) under '%s'", sweep_dir.c_str());
     std::sort(dirs.begin(), dirs.end());
     Sweep s{sweep_dir, {}, {}};

@@ -649,6 +649,26 @@ static void test_missing_sweep_directory_is_refused(void) {
     TEST_ASSERT_THROWS_WITH(write_report("/tmp/test_report_no_such_dir"), "sweep directory '/tmp/test_report_no_such_dir' does not exist");
 }
 
+// a report over links: a directory of links to two sweeps finds the runs of both, a run linked
+// twice counts once, and a link back up the tree does not loop
+static void test_linked_sweeps_are_followed_once(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/a/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.1 * p);
+        write_run(dir + "/b/copy_rdc-" + std::string(PE_NAMES[p]) + "-s1", "copy_rdc", PE_NAMES[p], 1, 0.1 * p);
+    }
+    std::string top = dir + "/top";
+    fs::create_directories(top);
+    fs::create_directory_symlink(dir + "/a", top + "/a");
+    fs::create_directory_symlink(dir + "/b", top + "/b");
+    fs::create_directory_symlink(dir + "/a", top + "/a-again");
+    fs::create_directory_symlink(top, top + "/loop");
+    write_report(top);
+    std::string md = read_text(top + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("- runs: 10 found, 10 finished, 0 unfinished") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("- tasks: copy copy_rdc") != std::string::npos, md.c_str());
+}
+
 static void test_directory_without_runs_is_refused(void) {
     std::string dir = temp_dir();
     TEST_ASSERT_THROWS_WITH(write_report(dir), "no run directories (directories with a config.json) under");
@@ -717,6 +737,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
     RUN_TEST(test_length_axis_has_about_ten_labels_at_a_round_step);
     RUN_TEST(test_missing_sweep_directory_is_refused);
+    RUN_TEST(test_linked_sweeps_are_followed_once);
     RUN_TEST(test_directory_without_runs_is_refused);
     RUN_TEST(test_malformed_results_json_is_refused_with_its_path);
     RUN_TEST(test_a_majority_answer_score_outside_0_to_1_is_refused);
