@@ -385,23 +385,27 @@ struct Sweep {
     std::vector<std::string> setting_fields;  // the config fields the settings' labels name
 };
 
+// DIR and every directory below it that holds a config.json. Links to directories are followed
+// (one report over links to several sweeps), each real directory once, reached by the first
+// path in name order: a run linked twice counts once, under the same name every time, and a
+// link back up the tree cannot loop.
+static void find_run_directories(const fs::path& dir, std::set<fs::path>* seen, std::vector<fs::path>* runs) {
+    if (!seen->insert(fs::canonical(dir)).second) return;
+    if (fs::exists(dir / "config.json")) runs->push_back(dir);
+    std::vector<fs::path> children;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir))
+        if (e.is_directory()) children.push_back(e.path());
+    std::sort(children.begin(), children.end());
+    for (const fs::path& child : children) find_run_directories(child, seen, runs);
+}
+
 static Sweep read_sweep(const std::string& sweep_dir) {
     fs::path sweep(sweep_dir);
     if (!fs::is_directory(sweep))
         fail("sweep directory '%s' does not exist (give the directory that holds the run directories)", sweep_dir.c_str());
     std::vector<fs::path> dirs;
-    if (fs::exists(sweep / "config.json")) dirs.push_back(sweep);
-    // Links to directories are followed (one report over links to several sweeps), each real
-    // directory once: a run linked twice counts once, and a link back up the tree cannot loop.
-    std::set<fs::path> seen = {fs::canonical(sweep)};
-    for (auto e = fs::recursive_directory_iterator(sweep, fs::directory_options::follow_directory_symlink); e != fs::recursive_directory_iterator(); ++e) {
-        if (!e->is_directory()) continue;
-        if (!seen.insert(fs::canonical(e->path())).second) {
-            e.disable_recursion_pending();
-            continue;
-        }
-        if (fs::exists(e->path() / "config.json")) dirs.push_back(e->path());
-    }
+    std::set<fs::path> seen;
+    find_run_directories(sweep, &seen, &dirs);
     if (dirs.empty()) fail("no run directories (directories with a config.json) under '%s'", sweep_dir.c_str());
     std::sort(dirs.begin(), dirs.end());
     Sweep s{sweep_dir, {}, {}};
