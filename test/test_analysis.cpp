@@ -26,11 +26,12 @@ static int to_self(int t) { return t; }
 static int to_first(int t) { return (void)t, 0; }
 static int to_previous(int t) { return std::max(0, t - 1); }
 
-// dev/attention with these arguments (after the program's name), its output silenced
-static void run_attention(std::vector<const char*> args) {
+// dev/attention with these arguments (after the program's name); returns what it printed
+static std::string run_attention(std::vector<const char*> args) {
     args.insert(args.begin(), "attention");
-    Silence quiet;
+    Capture out;
     attention_main((int)args.size(), (char**)args.data());
+    return out.text();
 }
 
 static std::string text_of(const std::string& path) {
@@ -164,7 +165,8 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
 // attends_by_query on two hand-built examples of tokens 2..9 (the answer's queries t = 3, 4, 5
 // predict tokens 6, 7, 8, the answer's words 0, 1, 2): a valid one whose head looks at the first
 // key, a test one whose head looks at the query itself, grouped by word and by index; and
-// dev/attention attends, with --split and without, by word and by index
+// dev/attention attends, with --split and without, by word and by index: its tsv and the line
+// it prints per head
 static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void) {
     AttentionDump d;
     d.L = 1, d.NH = 1, d.words = {"<pad>", "<eos>", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"};
@@ -190,10 +192,17 @@ static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void
     std::string dir = mkdtemp(pattern);
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
-    run_attention({"attends", "--out", out.c_str(), "--split", "test", in.c_str()});
+    std::string printed = run_attention({"attends", "--out", out.c_str(), "--split", "test", in.c_str()});
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tanswer\tqueries\tword\tmean_attention\nx\t0\t0\tw6\t1\tw5\t1.0000\n"
                              "x\t0\t0\tw7\t1\tw6\t1.0000\nx\t0\t0\tw8\t1\tw7\t1.0000\n",
                              text_of(out + "/attends.tsv").c_str());
+    TEST_ASSERT_EQUAL_STRING(("x:\n  layer 0 head 0, when the next word is 'w6' (1): 'w5' 1.00; 'w7' (1): 'w6' 1.00; 'w8' (1): 'w7' 1.00\n"
+                              "wrote " + out + "/attends.tsv\n").c_str(),
+                             printed.c_str());
+    printed = run_attention({"attends", "--out", out.c_str(), "--split", "test", "--by", "index", in.c_str()});
+    TEST_ASSERT_EQUAL_STRING(("x:\n  layer 0 head 0, by the index of the next word: 0 'w5' 1.00, 1 'w6' 1.00, 2 'w7' 1.00\n"
+                              "wrote " + out + "/attends.tsv\n").c_str(),
+                             printed.c_str());
     run_attention({"attends", "--out", out.c_str(), "--by", "index", in.c_str()});
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tindex\tqueries\tword\tmean_attention\nx\t0\t0\t0\t2\tw2\t0.5000\nx\t0\t0\t0\t2\tw5\t0.5000\n"
                              "x\t0\t0\t1\t2\tw2\t0.5000\nx\t0\t0\t1\t2\tw6\t0.5000\nx\t0\t0\t2\t2\tw2\t0.5000\nx\t0\t0\t2\t2\tw7\t0.5000\n",
@@ -509,17 +518,18 @@ static void test_t5_table_says_which_buckets_training_reached(void) {
 static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    std::string model = tiny_trained_model(dir, "t5"), printed = dir + "/table.txt";
+    std::string model = tiny_trained_model(dir, "t5");
     DataConfig own, defaults;
     own.train_size = 64, own.valid_size = 30, own.test_size = 30, own.train_max = 5, own.test_max = 8;  // tiny_trained_model's
     Dataset data = make_dataset(find_task("copy_cmc"), own), usual = make_dataset(find_task("copy_cmc"), defaults);
     int train_len = data.splits[SPLIT_TRAIN].max_example_len(), test_len = data.splits[SPLIT_TEST].max_example_len();
     TEST_ASSERT_TRUE(usual.splits[SPLIT_TRAIN].max_example_len() != train_len);  // so the defaults would show
+    std::string text;
     {
-        Silence to_file(printed);
+        Capture out;
         print_table(model);
+        text = out.text();
     }
-    std::string text = text_of(printed);
     char line[128];
     snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-%d), test up to %d\n", train_len, train_len - 1, test_len);
     TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
@@ -529,10 +539,10 @@ static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
     // positions drawn from 0..63 in training: every distance of the test lengths was trained
     std::string drawn = tiny_trained_model(dir + "/drawn", "t5", false, 64);
     {
-        Silence to_file(printed);
+        Capture out;
         print_table(drawn);
+        text = out.text();
     }
-    text = text_of(printed);
     snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-63, positions drawn), test up to %d\n", train_len, test_len);
     TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
     TEST_ASSERT_MESSAGE(text.find(" never |") == std::string::npos && text.find(" partly |") == std::string::npos, text.c_str());

@@ -461,17 +461,6 @@ static void test_resume_continues_bit_exactly(void) {
 // ----------------------------------------------------------------------------
 // failures: non-finite steps, full disks, progress in logs
 
-// stdout into a file while alive; text() is what was printed
-struct Capture {
-    std::string path = temp_dir() + "/stdout.txt";
-    Silence redirect{path};
-    std::string text() {
-        fflush(stdout);
-        std::vector<char> bytes = file_bytes(path);
-        return std::string(bytes.begin(), bytes.end());
-    }
-};
-
 // A NaN parameter makes the loss NaN: the step's update is not made (parameters and AdamW state
 // bit for bit as before), the run stops naming the step and the parameter, and nonfinite.txt
 // lists every tensor. With --skip-nonfinite the steps are counted and skipped, until too many

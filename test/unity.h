@@ -34,6 +34,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <fcntl.h>
 #include <unistd.h>
@@ -243,6 +245,24 @@ struct Silence {
         fflush(stdout);
         dup2(saved, STDOUT_FILENO);
         close(saved);
+    }
+};
+
+// stdout into a file of its own while a Capture lives; text() is what was printed so far
+struct Capture {
+    std::string path = temp_file();
+    Silence redirect{path};
+    std::string text() {
+        fflush(stdout);
+        std::ifstream f(path);
+        return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    }
+    ~Capture() { unlink(path.c_str()); }
+    static std::string temp_file() {
+        char pattern[] = "/tmp/test_stdout_XXXXXX";
+        int fd = mkstemp(pattern);
+        if (fd >= 0) close(fd);
+        return pattern;
     }
 };
 
