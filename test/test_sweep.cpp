@@ -4,8 +4,8 @@
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
 // whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
-// cells, and on a run's model; dev/answer_lengths.sh's table on a decoding with known lengths;
-// and dev/t5_clamp.sh on a T5 run's model.
+// cells, and on a run's model; dev/answer_lengths.sh's and dev/sort_misses.sh's tables on
+// decodings with known lengths and misses; and dev/t5_clamp.sh on a T5 run's model.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -243,6 +243,62 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
     }
 }
 
+// a decoded sort example: "[TAG] SPLIT (length N)" and its lines, the model's list closed unless
+// it ran out without an <eos>
+static std::string sort_example(const char* tag, const char* split, const std::string& prompt, const std::string& gold,
+                                const std::string& said, bool eos = true) {
+    auto list = [](const std::string& items) {
+        std::string out;
+        for (char c : items) out += std::string(out.empty() ? "" : " , ") + c;
+        return out;
+    };
+    return std::string("[") + tag + "] " + split + " (length " + std::to_string(prompt.size()) + ")\n  prompt: Sort the following list [ " +
+           list(prompt) + " ] .\n  gold:   The sorted list is [ " + list(gold) + " ] .\n  model:  The sorted list is [ " + list(said) +
+           (eos ? " ] .\n" : " (no <eos>)\n");
+}
+
+// dev/sort_misses.sh on a saved decoding over the symbols a..n, whose order it reads off the
+// gold answers (the valid example lists all fourteen): at test length 4 the model writes one of
+// two a's (a repeat missed), c (2 above a) and not e (2 above c), ending without an <eos>; at
+// length 3 it misses e (4 above a) and writes n (9 above e), then writes f (5 above a) and n (8
+// above f); each item also counted by its third of the prompt's places
+static void test_sort_misses_tabulates_the_items_left_out(void) {
+    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::ofstream(path) << "greedy decoding (KV cache) of the first 3 examples of each split:\n"
+                        << sort_example("right", "valid", "nmlkjihgfedcba", "abcdefghijklmn", "abcdefghijklmn")
+                        << sort_example("wrong", "test", "eaac", "aace", "ac", false) << sort_example("wrong", "test", "nea", "aen", "an")
+                        << sort_example("right", "test", "fan", "afn", "afn");
+    char cwd[4096];
+    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
+    Result r = shell("cd " + dir + " && " + cwd + "/dev/sort_misses.sh decoding.txt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "repeat     +1     +2   +3-4   +5-8    +9-   first middle   last\n"
+                                        "  valid      14        1    1.00       -   1.00      -      -      -      -    1.00   1.00   1.00\n"
+                                        "  test        3        2    0.83       -      -      -   0.00   1.00   1.00    1.00   0.50   1.00\n"
+                                        "  test        4        1    0.50    0.00      -   0.50      -      -      -    0.50   0.00   1.00\n"),
+                        r.out.c_str());
+
+    std::string copy = dir + "/copy.txt", multi = dir + "/multi.txt", unordered = dir + "/unordered.txt", empty = dir + "/empty.txt";
+    std::ofstream(copy) << "[right] test (length 3)\n  prompt: Copy : a b c [SEP]\n  gold:   a b c\n  model:  a b c\n";
+    std::ofstream(multi) << "[right] test (length 2)\n  prompt: Sort the following list [ 1 2 , 3 ] .\n"
+                            "  gold:   The sorted list is [ 3 , 1 2 ] .\n  model:  The sorted list is [ 3 , 1 2 ] .\n";
+    std::ofstream(unordered) << sort_example("right", "test", "ca", "ac", "ac") << sort_example("right", "test", "cb", "bc", "bc");  // a or b first?
+    std::ofstream(empty) << "valid accuracy 1.0\n";
+    const std::string cases[][2] = {
+        {copy, "whose prompt or gold answer has no list in brackets: not a sort decoding"},
+        {multi, "lists items of more than one word (sort_multi)"},
+        {unordered, "does not fix the sort order of its symbols"},
+        {empty, "holds no decoded example"},
+        {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {"", "usage: dev/sort_misses.sh"},
+    };
+    for (const auto& c : cases) {
+        Result bad = shell("dev/sort_misses.sh " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
+        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
+    }
+}
+
 // dev/t5_clamp.sh, T5's buckets edited and evaluated
 
 // what a results.json says of a split: "accuracy" and the "length:accuracy" list, as
@@ -326,6 +382,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
     RUN_TEST(test_answer_lengths_tabulates_a_decoding_by_split_and_length);
+    RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
