@@ -4,8 +4,9 @@
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
 // whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
-// cells, and on a run's model; dev/answer_lengths.sh's and dev/sort_misses.sh's tables on
-// decodings with known lengths and misses; and dev/t5_clamp.sh on a T5 run's model.
+// cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's and
+// dev/sort_misses.sh's tables on decodings with known lengths, errors and misses; and
+// dev/t5_clamp.sh on a T5 run's model.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -243,6 +244,45 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
     }
 }
 
+// dev/first_error.sh on a saved decoding, named from the directory it is called in: valid length
+// 3 right; test length 4 (prompts of 7 words) once right, once stopped after two words (the
+// first wrong is the <eos> at answer word 2, sequence token 7 + 2), once run on past the gold
+// without an <eos> (word 4, token 11) and once wrong at word 1 (token 8); valid length 5 wrong
+// at word 0 in 20 of 21 and at word 3 once, too rare to list
+static void test_first_error_places_the_first_wrong_word(void) {
+    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
+                           "[right] valid (length 3)\n  prompt: Copy : a a a [SEP]\n  gold:   a a a\n  model:  a a a\n"
+                           "[right] test (length 4)\n  prompt: Copy : b b b b [SEP]\n  gold:   b b b b\n  model:  b b b b\n"
+                           "[wrong] test (length 4)\n  prompt: Copy : c c c c [SEP]\n  gold:   c c c c\n  model:  c c\n"
+                           "[wrong] test (length 4)\n  prompt: Copy : d d d d [SEP]\n  gold:   d d d d\n  model:  d d d d d (no <eos>)\n"
+                           "[wrong] test (length 4)\n  prompt: Copy : e e e e [SEP]\n  gold:   e e e e\n  model:  e x e e\n";
+    for (int i = 0; i < 21; i++)
+        std::ofstream(path, std::ios::app) << "[wrong] valid (length 5)\n  prompt: Copy : f f f f f [SEP]\n  gold:   f f f f f\n"
+                                           << (i ? "  model:  x f f f f\n" : "  model:  f f f x f\n");
+    char cwd[4096];
+    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
+    Result r = shell("cd " + dir + " && " + cwd + "/dev/first_error.sh decoding.txt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  split  length examples  wrong  first wrong word: at answer word | at sequence token\n"
+                                        "  valid       3        1   0.00  - | -\n"
+                                        "  valid       5       21   1.00  0:0.95 | 8:0.95\n"
+                                        "  test        4        4   0.75  1:0.33 2:0.33 4:0.33 | 8:0.33 9:0.33 11:0.33\n"),
+                        r.out.c_str());
+    std::string empty = dir + "/empty.txt";
+    std::ofstream(empty) << "valid accuracy 1.0\n";
+    const std::string cases[][2] = {
+        {empty, "holds no decoded example"},
+        {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {"", "usage: dev/first_error.sh"},
+    };
+    for (const auto& c : cases) {
+        Result bad = shell("dev/first_error.sh " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
+        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
+    }
+}
+
 // a decoded sort example: "[TAG] SPLIT (length N)" and its lines, the model's list closed unless
 // it ran out without an <eos>
 static std::string sort_example(const char* tag, const char* split, const std::string& prompt, const std::string& gold,
@@ -382,6 +422,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
     RUN_TEST(test_answer_lengths_tabulates_a_decoding_by_split_and_length);
+    RUN_TEST(test_first_error_places_the_first_wrong_word);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
