@@ -19,7 +19,7 @@ mkdir -p "$sweep/attention" "$out"
 
 dump() {  # run name -> its dump, made once
     local file=$sweep/attention/$1.bin
-    [ -f "$file" ] || ./train --load "$sweep/$1/model.bin" --device cpu --dump-attention "$file" > /dev/null
+    [ -f "$file" ] || ./train --load "$sweep/$1/model.bin" --dump-attention "$file" > /dev/null
     echo "$file"
 }
 

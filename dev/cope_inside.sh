@@ -28,7 +28,7 @@ dumps() {
             continue
         fi
         local file=$kept/$(basename "$(dirname "$run")")-$label.bin
-        [ -f "$file" ] || ./train --load "$run/model.bin" --device cpu --dump-attention "$file" > /dev/null
+        [ -f "$file" ] || ./train --load "$run/model.bin" --dump-attention "$file" > /dev/null
         echo "$label=$file"
     done
 }

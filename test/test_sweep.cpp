@@ -6,7 +6,8 @@
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
 // cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's and
 // dev/sort_misses.sh's tables on decodings with known lengths, errors and misses; and
-// dev/t5_clamp.sh on a T5 run's model.
+// dev/t5_clamp.sh on a T5 run's model; dev/analyses.sh and dev/cope_inside.sh on short runs.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -244,6 +245,46 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
     }
 }
 
+// dev/analyses.sh on a short copy sweep of the five PEs (seed 256788) and NoPE of a second seed:
+// each model's attention dumped once into SWEEP/attention/, then the distance from NoPE of every
+// other model, the histogram of the five and a heatmap of each; without its arguments, its usage
+static void test_analyses_dump_every_model_and_compare_them(void) {
+    std::string root = temp_dir(), sweep = root + "/sweep", out = root + "/out";
+    Result r = shell("dev/sweep.sh " + sweep + " --tasks copy --seeds 256788 --threads 1 --device cpu --no-report" + SHORT_RUNS +
+                     " && dev/sweep.sh " + sweep + " --tasks copy --pes nope --seeds 234054 --threads 1 --device cpu --no-report" +
+                     SHORT_RUNS + " && dev/analyses.sh " + sweep + " copy " + out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_INT(0, read_file(out + "/distance.tsv").rfind("length\tape\tt5\talibi\trope\tnope-s234054\n2\t", 0));
+    TEST_ASSERT_EQUAL_INT(0, read_file(out + "/histogram.tsv").rfind("from\tto\tnope\tape\tt5\talibi\trope\n", 0));
+    for (const char* pe : {"nope", "ape", "t5", "alibi", "rope"}) {
+        TEST_ASSERT_MESSAGE(exists(out + "/" + pe + ".test.svg"), pe);
+        TEST_ASSERT_MESSAGE(exists(sweep + "/attention/copy-" + pe + "-s256788.bin"), pe);
+    }
+    TEST_ASSERT_TRUE(exists(sweep + "/attention/copy-nope-s234054.bin"));
+    Result bad = shell("dev/analyses.sh " + sweep);
+    TEST_ASSERT_EQUAL_INT(1, bad.status);
+    TEST_ASSERT_MESSAGE(contains(bad.out, "usage: dev/analyses.sh SWEEP TASK OUT"), bad.out.c_str());
+}
+
+// dev/cope_inside.sh over a beyond sweep holding one of its CoPE models (a short parity run): that
+// model's positions, attends and the 15 edits of its table are written, and every model the
+// sweep does not hold is named as left out
+static void test_cope_inside_looks_at_the_models_there_are(void) {
+    std::string root = temp_dir(), out = root + "/out";
+    Result r = shell("./train --task ch_parity_check --pe cope --seed 256788 --threads 1 --device cpu --out " + root +
+                     "/beyond/ch_parity_check/ch_parity_check-cope-s256788" + SHORT_RUNS.substr(3) + " > /dev/null && dev/cope_inside.sh " +
+                     root + " " + out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string positions = read_file(out + "/parity-cope/positions.txt"), extend = read_file(out + "/parity-cope/extend.tsv");
+    TEST_ASSERT_MESSAGE(contains(positions, "cope-s256788"), positions.c_str());
+    TEST_ASSERT_EQUAL_INT_MESSAGE(16, std::count(extend.begin(), extend.end(), '\n'), extend.c_str());  // the heading and 15 edits
+    TEST_ASSERT_TRUE(exists(out + "/parity-cope/attends-test/attends.tsv"));
+    TEST_ASSERT_FALSE(exists(out + "/copy-cope/positions.txt"));
+    int left_out = 0;
+    for (size_t at = r.out.find("left out\n"); at != std::string::npos; at = r.out.find("left out\n", at + 1)) left_out++;
+    TEST_ASSERT_EQUAL_INT_MESSAGE(8, left_out, r.out.c_str());  // 5 parity models, copy's, reverse's 2
+}
+
 // dev/first_error.sh on a saved decoding, named from the directory it is called in: valid length
 // 3 right; test length 4 (prompts of 7 words) once right, once stopped after two words (the
 // first wrong is the <eos> at answer word 2, sequence token 7 + 2), once run on past the gold
@@ -422,6 +463,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
     RUN_TEST(test_answer_lengths_tabulates_a_decoding_by_split_and_length);
+    RUN_TEST(test_analyses_dump_every_model_and_compare_them);
+    RUN_TEST(test_cope_inside_looks_at_the_models_there_are);
     RUN_TEST(test_first_error_places_the_first_wrong_word);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
