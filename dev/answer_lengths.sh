@@ -18,17 +18,13 @@ set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/answer_lengths.sh "$@"
 
-# the table of SOURCE's decoding on stdin, a row per split and length
+# the table of SOURCE's examples on stdin (decoding.sh), a row per split and length
 tabulate() {
-    awk -v source="$1" '
-        /^\[(right|wrong)\] (valid|test) \(length [0-9]+/ {
-            right = ($1 == "[right]"); split_name = $2
-            n = $4; sub(/[,)].*/, "", n); n += 0; key = split_name SUBSEP n
+    awk -F '\t' -v source="$1" '
+        {
+            n = $2 + 0; key = $1 SUBSEP n
             if (n > longest) longest = n
-            getline prompt; getline gold; getline said
-            if (!sub(/^  gold: +/, "", gold) || !sub(/^  model: */, "", said)) next  # not a decoded example
-            sub(/ \(no <eos>\)$/, "", said)
-            g = split(gold, words, " "); m = split(said, words, " ")
+            right = $3; g = split($6, words, " "); m = split($7, words, " ")
             examples[key]++; correct[key] += right; gold_words[key] += g; model_words[key] += m
             shorter[key] += (m < g); longer[key] += (m > g)
             differences[key, m - g]++
@@ -57,8 +53,4 @@ tabulate() {
         }'
 }
 
-for source in "${sources[@]}"; do
-    decoding "$source" > "$decoded/decoding.txt"
-    table=$(tabulate "$source" < "$decoded/decoding.txt")
-    printf '%s:\n%s\n' "$source" "$table"
-done
+tabulate_sources

@@ -1,13 +1,19 @@
 # dev/decoding.sh: sourced (not run) by the tools that read a model's greedy decodings,
-# dev/parity_counts.sh and dev/answer_lengths.sh: their options and each source's decoding,
-# written once. They run from anywhere: run directories and decodings are named from where the
-# tool was called, and ./train is the one of this repository.
+# dev/parity_counts.sh, dev/answer_lengths.sh, dev/first_error.sh and dev/sort_misses.sh: their
+# options, each source's decoding and its examples, written once. They run from anywhere: run
+# directories and decodings are named from where the tool was called, and ./train is the one of
+# this repository.
 #
 #   parse_decoding_options TOOL "$@"   sets `examples` (--examples N, default 2000), `threads`
 #                                      (--threads N, for ./train) and `sources` (the rest, at
 #                                      least one), or exits with TOOL's usage line
 #   decoding SOURCE                    prints what ./train --sample printed: a run directory's
 #                                      model.bin decoded now, or a saved decoding (a file)
+#   tabulate_sources                   for each source, its name and then what the tool's own
+#                                      `tabulate SOURCE` prints, reading the source's examples
+#                                      on stdin, one a line, tab-separated: split (valid or
+#                                      test), length, right (1 or 0), ended (1: the model wrote
+#                                      its <eos>), prompt, gold and the model's output
 # A decoded example is a line "[right] test (length 10)" (", scratchpad right" may follow the
 # length), then its "  prompt: ", "  gold:   " and "  model:  " lines; the model's line ends in
 # " (no <eos>)" where decoding stopped at the longest length without one.
@@ -44,4 +50,26 @@ decoding() {
         "$repo/train" --load "$1/model.bin" --device cpu --sample "$examples" "${threads[@]}" --out "$decoded/eval"
         rm -rf "$decoded/eval"
     fi
+}
+
+# SOURCE's decoded examples, one a line, as tabulate_sources describes them
+decoded_examples() {
+    decoding "$1" | awk '
+        /^\[(right|wrong)\] (valid|test) \(length [0-9]+/ {
+            right = ($1 == "[right]"); split_name = $2
+            n = $4; sub(/[,)].*/, "", n)
+            if ((getline prompt) <= 0 || (getline gold) <= 0 || (getline said) <= 0) next  # cut short
+            if (!sub(/^  prompt: */, "", prompt) || !sub(/^  gold: +/, "", gold) || !sub(/^  model: */, "", said)) next  # not a decoded example
+            ended = !sub(/ \(no <eos>\)$/, "", said)
+            printf "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", split_name, n, right, ended, prompt, gold, said
+        }'
+}
+
+tabulate_sources() {
+    local source table
+    for source in "${sources[@]}"; do
+        decoded_examples "$source" > "$decoded/examples.tsv"
+        table=$(tabulate "$source" < "$decoded/examples.tsv")
+        printf '%s:\n%s\n' "$source" "$table"
+    done
 }

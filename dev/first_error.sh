@@ -19,19 +19,15 @@ set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/first_error.sh "$@"
 
-# the table of SOURCE's decoding on stdin, a row per split and length
+# the table of SOURCE's examples on stdin (decoding.sh), a row per split and length
 tabulate() {
-    awk -v source="$1" '
-        /^\[(right|wrong)\] (valid|test) \(length [0-9]+/ {
-            right = ($1 == "[right]"); split_name = $2
-            n = $4; sub(/[,)].*/, "", n); n += 0; key = split_name SUBSEP n
+    awk -F '\t' -v source="$1" '
+        {
+            n = $2 + 0; key = $1 SUBSEP n
             if (n > longest) longest = n
-            getline prompt; getline gold; getline said
-            if (!sub(/^  prompt: */, "", prompt) || !sub(/^  gold: +/, "", gold) || !sub(/^  model: */, "", said)) next  # not a decoded example
-            sub(/ \(no <eos>\)$/, "", said)
-            p = split(prompt, words, " "); g = split(gold, gold_words, " "); m = split(said, model_words, " ")
+            p = split($5, words, " "); g = split($6, gold_words, " "); m = split($7, model_words, " ")
             examples[key]++; seen++
-            if (right) next
+            if ($3) next  # right
             wrong[key]++
             # the first index where the two differ; an output that is all of the gold and goes
             # on, or stops inside it, differs where the shorter one ends
@@ -62,8 +58,4 @@ tabulate() {
         }'
 }
 
-for source in "${sources[@]}"; do
-    decoding "$source" > "$decoded/decoding.txt"
-    table=$(tabulate "$source" < "$decoded/decoding.txt")
-    printf '%s:\n%s\n' "$source" "$table"
-done
+tabulate_sources

@@ -21,13 +21,12 @@ for source in "${sources[@]}"; do
         { echo "dev/parity_counts.sh: $source is not a parity run (its config.json names another task, or is missing)" >&2; exit 1; }
 done
 
-# the cells and shares of SOURCE's decoding on stdin. Each decoded example is a line "[right] test
-# (length 10)" and then "  prompt: Is the number of 1's even in the sequence [ 0 , 1 , ... ] ?"
+# the cells and shares of SOURCE's examples on stdin (decoding.sh), whose prompts read "Is the
+# number of 1's even in the sequence [ 0 , 1 , ... ] ?"
 tabulate() {
-    awk -v source="$1" '
-        /^\[(right|wrong)\] (valid|test) \(length [0-9]+\)$/ {
-            right = ($1 == "[right]"); split_name = $2
-            getline prompt
+    awk -F '\t' -v source="$1" '
+        {
+            split_name = $1; right = $3 + 0; prompt = $5
             if (!sub(/.*sequence \[ /, "", prompt) || !sub(/ \] \?$/, "", prompt)) next  # not a parity prompt
             n = split(prompt, bits, " , "); ones = 0
             for (i = 1; i <= n; i++) ones += (bits[i] == "1")
@@ -57,8 +56,4 @@ tabulate() {
         }'
 }
 
-for source in "${sources[@]}"; do
-    decoding "$source" > "$decoded/decoding.txt"
-    table=$(tabulate "$source" < "$decoded/decoding.txt")
-    printf '%s:\n%s\n' "$source" "$table"
-done
+tabulate_sources

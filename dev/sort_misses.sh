@@ -21,25 +21,21 @@ set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/sort_misses.sh "$@"
 
-# the table of SOURCE's decoding on stdin, a row per split and length
+# the table of SOURCE's examples on stdin (decoding.sh), a row per split and length
 tabulate() {
-    awk -v source="$1" '
+    awk -F '\t' -v source="$1" '
         function fail(why) { print "dev/sort_misses.sh: " source " " why > "/dev/stderr"; failed = 1; exit 1 }
-        # the items of the list in brackets of a decoded line, in items[1..n]; returns n (-1: no list)
+        # the items of the list in brackets of a text, in items[1..n]; returns n (-1: no list)
         function list_of(line, items,   start, end_at) {
             start = index(line, "[ "); if (!start) return -1
             line = substr(line, start + 2)
             end_at = index(line, " ]"); if (end_at) line = substr(line, 1, end_at - 1)
             return split(line, items, / , /)
         }
-        /^\[(right|wrong)\] (valid|test) \(length [0-9]+/ {
-            split_name = $2; n = $4; sub(/[,)].*/, "", n); n += 0
-            getline prompt; getline gold; getline said
-            if (!sub(/^  gold: +/, "", gold) || !sub(/^  model: */, "", said)) next  # not a decoded example
-            sub(/ \(no <eos>\)$/, "", said)
-            e++
-            length_of[e] = n; split_of[e] = split_name
-            np = list_of(prompt, p); ng = list_of(gold, g); nm = list_of(said, m)
+        {
+            n = $2 + 0; e++
+            length_of[e] = n; split_of[e] = $1
+            np = list_of($5, p); ng = list_of($6, g); nm = list_of($7, m)
             if (np < 0 || ng < 0) fail("holds an example whose prompt or gold answer has no list in brackets: not a sort decoding")
             prompt_n[e] = np; gold_n[e] = ng
             for (i = 1; i <= np; i++) prompt_item[e, i] = p[i]
@@ -100,8 +96,4 @@ tabulate() {
         }'
 }
 
-for source in "${sources[@]}"; do
-    decoding "$source" > "$decoded/decoding.txt"
-    table=$(tabulate "$source" < "$decoded/decoding.txt")
-    printf '%s:\n%s\n' "$source" "$table"
-done
+tabulate_sources

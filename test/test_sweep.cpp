@@ -50,6 +50,31 @@ static Result shell(const std::string& command) {
 
 static bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// the repository's directory, where the tests run
+static std::string repository(void) {
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) {
+        perror("test_sweep: getcwd");
+        exit(1);
+    }
+    return cwd;
+}
+
+// the repository's TOOL_AND_ARGUMENTS called from DIR, which names the runs and files it is given
+static Result shell_in(const std::string& dir, const std::string& tool_and_arguments) {
+    return shell("cd " + dir + " && " + repository() + "/" + tool_and_arguments);
+}
+
+// each case (arguments, message) is refused by TOOL with exit status 1 and one line holding the message
+template <size_t N>
+static void assert_refusals(const std::string& tool, const std::string (&cases)[N][2]) {
+    for (const auto& c : cases) {
+        Result bad = shell(tool + " " + c[0]);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
+        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
+    }
+}
+
 // every run a few steps on little data: each takes a second or two on one core
 static const std::string SHORT_RUNS = " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 40";
 
@@ -140,12 +165,10 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
 // repository's
 static void test_a_relative_sweep_path_is_the_callers(void) {
     std::string dir = temp_dir();
-    char cwd[4096];
-    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
-    Result r = shell("cd " + dir + " && " + cwd + "/dev/sweep.sh here/grid --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    Result r = shell_in(dir, "dev/sweep.sh here/grid --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(exists(dir + "/here/grid/copy-nope-s7/results.json"), r.out.c_str());
-    TEST_ASSERT_FALSE(exists(std::string(cwd) + "/here"));
+    TEST_ASSERT_FALSE(exists(repository() + "/here"));
 }
 
 // dev/parity_counts.sh, the parity analysis (it lives beside the sweep it reads)
@@ -199,11 +222,7 @@ static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
         {copy_decoding, "holds no decoded test example of the parity task"},
         {"", "usage: dev/parity_counts.sh"},
     };
-    for (const auto& c : cases) {
-        Result bad = shell("dev/parity_counts.sh " + c[0]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
-        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
-    }
+    assert_refusals("dev/parity_counts.sh", cases);
 }
 
 // dev/answer_lengths.sh on a saved decoding, named from the directory it is called in: valid
@@ -222,9 +241,7 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
     for (int i = 0; i < 21; i++)
         std::ofstream(path, std::ios::app) << (i ? "[right]" : "[wrong]") << " valid (length 4)\n  prompt: Copy: e e e e [SEP]\n  gold:   e e e e\n"
                                            << (i ? "  model:  e e e e\n" : "  model:  e e e e e\n");
-    char cwd[4096];
-    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
-    Result r = shell("cd " + dir + " && " + cwd + "/dev/answer_lengths.sh decoding.txt");
+    Result r = shell_in(dir, "dev/answer_lengths.sh decoding.txt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "\n  valid       3        1   1.00        3.0         3.0     0.00    0.00  +0:1.00\n"
                                         "  valid       4       21   0.95        4.0         4.0     0.00    0.05  +0:0.95\n"
@@ -238,11 +255,7 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
         {temp_dir() + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
         {"", "usage: dev/answer_lengths.sh"},
     };
-    for (const auto& c : cases) {
-        Result bad = shell("dev/answer_lengths.sh " + c[0]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
-        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
-    }
+    assert_refusals("dev/answer_lengths.sh", cases);
 }
 
 // dev/analyses.sh on a short copy sweep of the five PEs (seed 256788) and NoPE of a second seed:
@@ -301,9 +314,7 @@ static void test_first_error_places_the_first_wrong_word(void) {
     for (int i = 0; i < 21; i++)
         std::ofstream(path, std::ios::app) << "[wrong] valid (length 5)\n  prompt: Copy : f f f f f [SEP]\n  gold:   f f f f f\n"
                                            << (i ? "  model:  x f f f f\n" : "  model:  f f f x f\n");
-    char cwd[4096];
-    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
-    Result r = shell("cd " + dir + " && " + cwd + "/dev/first_error.sh decoding.txt");
+    Result r = shell_in(dir, "dev/first_error.sh decoding.txt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  split  length examples  wrong  first wrong word: at answer word | at sequence token\n"
                                         "  valid       3        1   0.00  - | -\n"
@@ -317,11 +328,7 @@ static void test_first_error_places_the_first_wrong_word(void) {
         {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
         {"", "usage: dev/first_error.sh"},
     };
-    for (const auto& c : cases) {
-        Result bad = shell("dev/first_error.sh " + c[0]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
-        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
-    }
+    assert_refusals("dev/first_error.sh", cases);
 }
 
 // a decoded sort example: "[TAG] SPLIT (length N)" and its lines, the model's list closed unless
@@ -349,9 +356,7 @@ static void test_sort_misses_tabulates_the_items_left_out(void) {
                         << sort_example("right", "valid", "nmlkjihgfedcba", "abcdefghijklmn", "abcdefghijklmn")
                         << sort_example("wrong", "test", "eaac", "aace", "ac", false) << sort_example("wrong", "test", "nea", "aen", "an")
                         << sort_example("right", "test", "fan", "afn", "afn");
-    char cwd[4096];
-    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
-    Result r = shell("cd " + dir + " && " + cwd + "/dev/sort_misses.sh decoding.txt");
+    Result r = shell_in(dir, "dev/sort_misses.sh decoding.txt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "repeat     +1     +2   +3-4   +5-8    +9-   first middle   last\n"
                                         "  valid      14        1    1.00       -   1.00      -      -      -      -    1.00   1.00   1.00\n"
@@ -373,11 +378,7 @@ static void test_sort_misses_tabulates_the_items_left_out(void) {
         {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
         {"", "usage: dev/sort_misses.sh"},
     };
-    for (const auto& c : cases) {
-        Result bad = shell("dev/sort_misses.sh " + c[0]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
-        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
-    }
+    assert_refusals("dev/sort_misses.sh", cases);
 }
 
 // dev/t5_clamp.sh, T5's buckets edited and evaluated
@@ -412,9 +413,7 @@ static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
     Result sweep = shell("dev/sweep.sh " + root + " --tasks copy --pes t5,nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
     std::string results = read_file(root + "/copy-t5-s7/results.json");
-    char cwd[4096];
-    TEST_ASSERT_TRUE(getcwd(cwd, sizeof cwd) != nullptr);
-    Result r = shell("cd " + root + " && " + cwd + "/dev/t5_clamp.sh --threads 1 copy-t5-s7");
+    Result r = shell_in(root, "dev/t5_clamp.sh --threads 1 copy-t5-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     std::string valid = split_summary(results, "valid"), test = split_summary(results, "test");
     std::string as_trained = "copy-t5-s7\t-\tas trained\t" + valid.substr(0, valid.find('\t')) + "\t" + test + "\n";
@@ -433,11 +432,7 @@ static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
         {"--threads", "usage: dev/t5_clamp.sh"},
         {"", "usage: dev/t5_clamp.sh"},
     };
-    for (const auto& c : cases) {
-        Result bad = shell("dev/t5_clamp.sh " + c[0]);
-        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
-        TEST_ASSERT_MESSAGE(contains(bad.out, c[1]) && bad.out.find('\n') == bad.out.size() - 1, bad.out.c_str());
-    }
+    assert_refusals("dev/t5_clamp.sh", cases);
 }
 
 // A real single-node Slurm: dev/slurm_test.sh exits 77 with the reason where it can not have one.
