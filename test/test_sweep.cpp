@@ -386,9 +386,10 @@ static void test_sort_misses_tabulates_the_items_left_out(void) {
 // what a results.json says of a split: "accuracy" and the "length:accuracy" list, as
 // dev/t5_clamp.sh prints them (a results.json without the split: "no SPLIT")
 static std::string split_summary(const std::string& results, const std::string& split) {
-    size_t at = results.find("\"" + split + "\": {\"accuracy\": ");
+    std::string opening = "\"" + split + "\": {\"accuracy\": ";
+    size_t at = results.find(opening);
     if (at == std::string::npos) return "no " + split;
-    double accuracy = atof(results.c_str() + results.find(':', at) + 1);
+    double accuracy = atof(results.c_str() + at + opening.size());
     size_t end = results.find("]}", at);
     std::string lengths;
     char buf[64];
@@ -404,26 +405,42 @@ static std::string split_summary(const std::string& results, const std::string& 
     return buf + lengths;
 }
 
-// a real T5 copy run, named relative to the directory the script is called from: its row as
-// trained is its results.json, and the edits start at copy's last buckets (training reaches
-// distance 42: bucket 23, distances 40-45, partly; bucket 24 never); other runs are refused with
-// one line
+// a real T5 copy run trained on 2-7 words for 150 steps (long enough that its longer lengths
+// answer differently when its table is edited), named relative to the directory the script is
+// called from: its row as trained is its results.json; the edits start at the first bucket
+// training never reached (17), the one it reached only in part (16) and two it reached (15,
+// 14), in this order; each edit's row is what ./train says of the model dev/table_extend edits
+// that way, and one at least differs from the row as trained, so an edit left unmade would
+// show; other runs are refused with one line
 static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
     std::string root = temp_dir() + "/clamp";
-    Result sweep = shell("dev/sweep.sh " + root + " --tasks copy --pes t5,nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    Result sweep = shell("dev/sweep.sh " + root + " --tasks copy --pes t5,nope --seeds 7 --threads 1 --device cpu --no-report -- --steps 150 "
+                         "--eval-every 50 --train-size 2000 --valid-size 60 --test-size 60 --train-max 7 --test-max 12");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
     std::string results = read_file(root + "/copy-t5-s7/results.json");
     Result r = shell_in(root, "dev/t5_clamp.sh --threads 1 copy-t5-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    std::string valid = split_summary(results, "valid"), test = split_summary(results, "test");
-    std::string as_trained = "copy-t5-s7\t-\tas trained\t" + valid.substr(0, valid.find('\t')) + "\t" + test + "\n";
+    // a results.json's row: "valid\ttest\ttest by length"
+    auto row_of = [](const std::string& results) {
+        std::string valid = split_summary(results, "valid");
+        return valid.substr(0, valid.find('\t')) + "\t" + split_summary(results, "test") + "\n";
+    };
+    std::string as_trained = "copy-t5-s7\t-\tas trained\t" + row_of(results);
     TEST_ASSERT_MESSAGE(contains(r.out, "model\tfrom bucket\treached\tvalid\ttest\ttest by length\n" + as_trained), r.out.c_str());
-    size_t edits = r.out.find(as_trained) + as_trained.size();
-    for (const char* edit : {"copy-t5-s7\t24\tnever\t", "copy-t5-s7\t23\tpartly\t", "copy-t5-s7\t22\tall\t", "copy-t5-s7\t21\tall\t"}) {
-        TEST_ASSERT_MESSAGE(r.out.compare(edits, strlen(edit), edit) == 0, r.out.c_str());  // in this order, nothing else
-        edits = r.out.find('\n', edits) + 1;
+    size_t at = r.out.find(as_trained) + as_trained.size();
+    bool any_differs = false;
+    for (const char* edit : {"17\tnever", "16\tpartly", "15\tall", "14\tall"}) {
+        std::string from = std::string(edit).substr(0, 2), edited = root + "/edited-" + from;
+        Result made = shell("dev/table_extend " + root + "/copy-t5-s7/model.bin " + from + " 1 " + edited + ".bin > /dev/null && ./train --load " +
+                            edited + ".bin --device cpu --threads 1 --out " + edited + " > /dev/null");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+        std::string accuracies = row_of(read_file(edited + "/results.json")), row = "copy-t5-s7\t" + std::string(edit) + "\t" + accuracies;
+        TEST_ASSERT_MESSAGE(r.out.compare(at, row.size(), row) == 0, (row + " in\n" + r.out).c_str());  // in this order, nothing else
+        any_differs = any_differs || accuracies != row_of(results);
+        at += row.size();
     }
-    TEST_ASSERT_EQUAL_INT_MESSAGE(r.out.size(), edits, r.out.c_str());
+    TEST_ASSERT_EQUAL_INT_MESSAGE(r.out.size(), at, r.out.c_str());
+    TEST_ASSERT_MESSAGE(any_differs, r.out.c_str());
     TEST_ASSERT_EQUAL_STRING(results.c_str(), read_file(root + "/copy-t5-s7/results.json").c_str());  // the run's own, kept
 
     const std::string cases[][2] = {
