@@ -33,7 +33,7 @@ tabulate() {
             # on, or stops inside it, differs where the shorter one ends
             for (k = 1; k <= g && k <= m && gold_words[k] == model_words[k]; k++) {}
             at_answer[key, k - 1]++; at_sequence[key, p + k - 1]++
-            if (!(key in last) || p + k - 1 > last[key]) last[key] = p + k - 1
+            if (p + k - 1 > last[key]) last[key] = p + k - 1  # the furthest token, which bounds both lists
         }
         # the places of PLACES[key, ...] that 5% or more of the wrong outputs share, with shares
         function common(places, key, top,   i, out) {
