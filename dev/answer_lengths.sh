@@ -24,7 +24,7 @@ tabulate() {
         {
             n = $2 + 0; key = $1 SUBSEP n
             if (n > longest) longest = n
-            right = $3; g = split($6, words, " "); m = split($7, words, " ")
+            right = $3; g = split($5, words, " "); m = split($6, words, " ")
             examples[key]++; correct[key] += right; gold_words[key] += g; model_words[key] += m
             shorter[key] += (m < g); longer[key] += (m > g)
             differences[key, m - g]++

@@ -12,8 +12,8 @@
 #   tabulate_sources                   for each source, its name and then what the tool's own
 #                                      `tabulate SOURCE` prints, reading the source's examples
 #                                      on stdin, one a line, tab-separated: split (valid or
-#                                      test), length, right (1 or 0), ended (1: the model wrote
-#                                      its <eos>), prompt, gold and the model's output
+#                                      test), length, right (1 or 0), prompt, gold and the
+#                                      model's output (without the " (no <eos>)" mark)
 # A decoded example is a line "[right] test (length 10)" (", scratchpad right" may follow the
 # length), then its "  prompt: ", "  gold:   " and "  model:  " lines; the model's line ends in
 # " (no <eos>)" where decoding stopped at the longest length without one.
@@ -60,8 +60,8 @@ decoded_examples() {
             n = $4; sub(/[,)].*/, "", n)
             if ((getline prompt) <= 0 || (getline gold) <= 0 || (getline said) <= 0) next  # cut short
             if (!sub(/^  prompt: */, "", prompt) || !sub(/^  gold: +/, "", gold) || !sub(/^  model: */, "", said)) next  # not a decoded example
-            ended = !sub(/ \(no <eos>\)$/, "", said)
-            printf "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", split_name, n, right, ended, prompt, gold, said
+            sub(/ \(no <eos>\)$/, "", said)
+            printf "%s\t%d\t%d\t%s\t%s\t%s\n", split_name, n, right, prompt, gold, said
         }'
 }
 

@@ -25,7 +25,7 @@ tabulate() {
         {
             n = $2 + 0; key = $1 SUBSEP n
             if (n > longest) longest = n
-            p = split($5, words, " "); g = split($6, gold_words, " "); m = split($7, model_words, " ")
+            p = split($4, words, " "); g = split($5, gold_words, " "); m = split($6, model_words, " ")
             examples[key]++; seen++
             if ($3) next  # right
             wrong[key]++

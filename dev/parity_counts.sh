@@ -26,7 +26,7 @@ done
 tabulate() {
     awk -F '\t' -v source="$1" '
         {
-            split_name = $1; right = $3 + 0; prompt = $5
+            split_name = $1; right = $3 + 0; prompt = $4
             if (!sub(/.*sequence \[ /, "", prompt) || !sub(/ \] \?$/, "", prompt)) next  # not a parity prompt
             n = split(prompt, bits, " , "); ones = 0
             for (i = 1; i <= n; i++) ones += (bits[i] == "1")

@@ -35,7 +35,7 @@ tabulate() {
         {
             n = $2 + 0; e++
             length_of[e] = n; split_of[e] = $1
-            np = list_of($5, p); ng = list_of($6, g); nm = list_of($7, m)
+            np = list_of($4, p); ng = list_of($5, g); nm = list_of($6, m)
             if (np < 0 || ng < 0) fail("holds an example whose prompt or gold answer has no list in brackets: not a sort decoding")
             prompt_n[e] = np; gold_n[e] = ng
             for (i = 1; i <= np; i++) prompt_item[e, i] = p[i]
