@@ -4,8 +4,9 @@
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
 // whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
-// cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's and
-// dev/sort_misses.sh's tables on decodings with known lengths, errors and misses; and
+// cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's, dev/sort_misses.sh's
+// and dev/sum_answers.sh's tables on decodings with known lengths, errors, misses, windows and
+// offsets;
 // dev/t5_clamp.sh on a T5 run's model; dev/analyses.sh and dev/cope_inside.sh on short runs.
 #include <algorithm>
 #include <cstdio>
@@ -381,6 +382,55 @@ static void test_sort_misses_tabulates_the_items_left_out(void) {
     assert_refusals("dev/sort_misses.sh", cases);
 }
 
+// a decoded sum example: "[TAG] SPLIT (length N)" and its lines, the numbers joined by " + "
+static std::string sum_example(const char* tag, const char* split, const std::string& numbers, int gold, const std::string& said) {
+    std::string prompt;
+    for (char c : numbers) prompt += std::string(prompt.empty() ? "" : " + ") + c;
+    return std::string("[") + tag + "] " + split + " (length " + std::to_string(numbers.size()) + ")\n  prompt: Compute: " + prompt +
+           " . [SEP]\n  gold:   The answer is " + std::to_string(gold) + " .\n  model:  " + said + "\n";
+}
+
+// dev/sum_answers.sh on a saved decoding: valid 1 + 2 + 3 answered right (the last 3 and the
+// first 3, off by 0); at test length 4, 9 + 1 + 2 + 4 answered 7 (the last 3: 2 + 4 + 1; off by
+// 1), 5 + 5 + 5 + 5 answered 5 (the last and the first 1 and 3; off by 5), 9 + 1 + 2 + 4
+// answered with no digit (no window, though its first 2 sum to 0; "none") and 1 + 1 + 1 + 1
+// answered right
+static void test_sum_answers_tabulates_windows_and_offsets(void) {
+    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
+                        << sum_example("right", "valid", "123", 6, "The answer is 6 .") << sum_example("wrong", "test", "9124", 6, "The answer is 7 .")
+                        << sum_example("wrong", "test", "5555", 0, "The answer is 5 .")
+                        << sum_example("wrong", "test", "9124", 6, "The answer is (no <eos>)")
+                        << sum_example("right", "test", "1111", 4, "The answer is 4 .");
+    Result r = shell_in(dir, "dev/sum_answers.sh decoding.txt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  share of answers that are the sum mod 10 of the last k numbers:\n"
+                                        "  split  length examples   k=1   k=2   k=3   k=4\n"
+                                        "  valid       3        1  0.00  0.00  1.00\n"
+                                        "  test        4        4  0.25  0.00  0.50  0.25\n"
+                                        "  share of answers that are the sum mod 10 of the first k numbers:\n"
+                                        "  split  length examples   k=1   k=2   k=3   k=4\n"
+                                        "  valid       3        1  0.00  0.00  1.00\n"
+                                        "  test        4        4  0.25  0.00  0.25  0.25\n"
+                                        "  share of answers that are the sum plus d, mod 10, and with no digit:\n"
+                                        "  split  length examples    +0    +1    +2    +3    +4    +5    +6    +7    +8    +9  none\n"
+                                        "  valid       3        1  1.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00\n"
+                                        "  test        4        4  0.25  0.25  0.00  0.00  0.00  0.25  0.00  0.00  0.00  0.00  0.25\n"),
+                        r.out.c_str());
+
+    std::string other = dir + "/copy-run", empty = dir + "/empty.txt";
+    Result made = shell("mkdir -p " + other + " && touch " + other + "/model.bin && echo '{\"task\": \"copy\"}' > " + other + "/config.json");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    std::ofstream(empty) << "valid accuracy 1.0\n";
+    const std::string cases[][2] = {
+        {other, "is not a sum run (its config.json names another task, or is missing)"},
+        {empty, "holds no decoded example of the sum task"},
+        {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {"", "usage: dev/sum_answers.sh"},
+    };
+    assert_refusals("dev/sum_answers.sh", cases);
+}
+
 // dev/t5_clamp.sh, T5's buckets edited and evaluated
 
 // what a results.json says of a split: "accuracy" and the "length:accuracy" list, as
@@ -479,6 +529,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_cope_inside_looks_at_the_models_there_are);
     RUN_TEST(test_first_error_places_the_first_wrong_word);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
+    RUN_TEST(test_sum_answers_tabulates_windows_and_offsets);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
