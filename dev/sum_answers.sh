@@ -17,7 +17,7 @@
 #   - the same for the first k numbers;
 #   - the share of answers that are the sum plus d, mod 10, for d = 0..9 (0: right), and of
 #     answers with no digit where the answer goes ("none"). A model that adds every number but
-#     with weights that drift as prompts grow misses by amounts that grow with the length.
+#     misjudges the total misses by a few steady amounts, which may change with the length.
 # --threads goes to ./train (give 1 beside a training run).
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
