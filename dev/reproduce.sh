@@ -6,6 +6,9 @@
 #
 #   grid       the `tiny` model (--model tiny, the preset's training), TASKS (default copy,
 #              reverse, addition, scan) x 5 PEs x the paper's 3 seeds: ROOT/grid
+#   long       the `tiny` grid with five times the steps (--steps 10000, validation every 500 as
+#              the paper's 40,000 steps every 2,000), TASKS (default sum) x 5 PEs x 3 seeds:
+#              ROOT/long
 #   ablation   why T5 (and RoPE) fail on copy at `tiny` scale: the same copy grid again with one
 #              departure from the paper's setting undone at a time, for every PE alike:
 #              ROOT/ablation/FACTOR, with FACTOR
@@ -54,12 +57,13 @@ task_flags() {
         ch_*) echo "--train-max 20 --test-max 50" ;;
     esac
 }
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|ablation|head64|beyond|sorted [sweep options]" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|sorted [sweep options]" >&2; exit 1; }
 root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
 case $part in
     grid) dev/sweep.sh "$root/grid" --tasks "${TASKS:-copy,reverse,addition,scan}" --no-report "$@" -- --model tiny ;;
+    long) dev/sweep.sh "$root/long" --tasks "${TASKS:-sum}" --no-report "$@" -- --model tiny --steps 10000 --eval-every 500 ;;
     ablation)
         status=0
         while read -r factor flags; do
@@ -136,5 +140,5 @@ FACTORS
             dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" -- $budget $(task_flags "$task") --sort-pool 16 || status=1
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid ablation head64 beyond sorted)" >&2; exit 1 ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond sorted)" >&2; exit 1 ;;
 esac
