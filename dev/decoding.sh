@@ -7,6 +7,8 @@
 #   parse_decoding_options TOOL "$@"   sets `examples` (--examples N, default 2000), `threads`
 #                                      (--threads N, for ./train) and `sources` (the rest, at
 #                                      least one), or exits with TOOL's usage line
+#   require_task TOOL TASK             exits with TOOL's one line unless every source is a saved
+#                                      decoding or a run of TASK (by its config.json)
 #   decoding SOURCE                    prints what ./train --sample printed: a run directory's
 #                                      model.bin decoded now, or a saved decoding (a file)
 #   tabulate_sources                   for each source, its name and then what the tool's own
@@ -41,6 +43,14 @@ parse_decoding_options() {
     done
     decoded=$(mktemp -d)
     trap 'rm -rf "$decoded"' EXIT
+}
+
+require_task() {
+    local tool=$1 task=$2 source
+    for source in "${sources[@]}"; do
+        [ -f "$source" ] || grep -q "\"task\": \"$task\"" "$source/config.json" 2> /dev/null ||
+            { echo "$tool: $source is not a $task run (its config.json names another task, or is missing)" >&2; exit 1; }
+    done
 }
 
 decoding() {

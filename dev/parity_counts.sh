@@ -16,10 +16,7 @@
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/parity_counts.sh "$@"
-for source in "${sources[@]}"; do
-    [ -f "$source" ] || grep -q '"task": "parity"' "$source/config.json" 2> /dev/null ||
-        { echo "dev/parity_counts.sh: $source is not a parity run (its config.json names another task, or is missing)" >&2; exit 1; }
-done
+require_task dev/parity_counts.sh parity
 
 # the cells and shares of SOURCE's examples on stdin (decoding.sh), whose prompts read "Is the
 # number of 1's even in the sequence [ 0 , 1 , ... ] ?"

@@ -22,10 +22,7 @@
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/sum_answers.sh "$@"
-for source in "${sources[@]}"; do
-    [ -f "$source" ] || grep -q '"task": "sum"' "$source/config.json" 2> /dev/null ||
-        { echo "dev/sum_answers.sh: $source is not a sum run (its config.json names another task, or is missing)" >&2; exit 1; }
-done
+require_task dev/sum_answers.sh sum
 
 # the tables of SOURCE's examples on stdin (decoding.sh), whose prompts read
 # "Compute: 3 + 8 + 6 . [SEP]" and answers "The answer is 7 ."
