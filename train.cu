@@ -8,6 +8,7 @@
    ./train --resume DIR                      continue an interrupted run where it stopped
    ./train --load FILE [--sample N]          evaluate a saved checkpoint again
    ./train --load FILE --dump-attention OUT  its attention on examples of every length (analysis.h)
+   ./train --load FILE --answer < PROMPTS    its greedy answer to each prompt, one per line
    ./train --task T --show N | --answer | --stats     look at a task (no model)
    ./train --help                            every task, PE and flag
 
@@ -197,7 +198,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default: all cores)"},
         {"--show", FLAG_INT, &c->show, false, SHOW, "print N examples of --split as prompt<TAB>target, then exit"},
         {"--split", FLAG_STRING, &c->split, false, SHOW, "split for --show: train, valid or test"},
-        {"--answer", FLAG_SWITCH, &c->answer, false, ANSWER, "read prompts from stdin, print each gold target, then exit"},
+        {"--answer", FLAG_SWITCH, &c->answer, false, ANSWER | LOAD,
+         "read prompts from stdin, print each gold target (with --load: the model's greedy output), then exit"},
         {"--stats", FLAG_SWITCH, &c->stats, false, STATS, "print split sizes and examples per length, then exit"},
         {"--help", FLAG_SWITCH, &c->help, false, ANY, "print this help"},
     };
@@ -260,6 +262,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     Mode mode = TRAIN;
     for (const auto& m : MODE_FLAGS) {
         if (!given.count(m.flag)) continue;
+        if (m.mode == ANSWER && given.count("--load")) continue;  // --load M --answer: the model answers, not the task
         if (chosen) fail("%s and %s can not be combined: each chooses what the program does", chosen, m.flag);
         chosen = m.flag, mode = m.mode;
     }
@@ -291,6 +294,10 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     // the debug state holds tokens and targets: a reader could not recompute positions or places drawn for them
     for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})
         if (mode == DUMP && given.count(drawn)) fail("%s can not be combined with --dump-state, whose file holds no positions", drawn);
+    if (mode == LOAD && c->answer) {
+        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--precision"})
+            if (given.count(other)) fail("%s can not be combined with --load and --answer, which decode prompts from stdin on the CPU", other);
+    }
     if (given.count("--dump-attention")) {
         if (given.count("--out")) fail("--out can not be combined with --dump-attention, which writes FILE");
         for (const char* setting : {"--sample", "--rope-scaling", "--device", "--precision"})
@@ -655,6 +662,7 @@ struct Run {
     std::string dir;
     std::unique_ptr<GpuModel> gpu;  // the model on the GPU, or nothing
     std::vector<float> logits;      // a batch's logits copied from the GPU
+    bool quiet = false;             // build() does not describe data, device and model: stdout carries answers alone
 
     explicit Run(RunConfig* c) : config(c) {}
 };
@@ -742,6 +750,15 @@ static bool wants_gpu(const RunConfig& c) {
 #endif
 }
 
+// a line describing the run's data, device or model, as build() makes them
+static void describe(const Run& r, const char* format, ...) {
+    if (r.quiet) return;
+    va_list args;
+    va_start(args, format);
+    vprintf(format, args);
+    va_end(args);
+}
+
 // Makes the run's model: on the CPU, or on the GPU with a host copy for checkpoints and greedy
 // decoding (batch 1: its activations need not hold a training batch). Says where it is.
 static void make_model(Run* r, const ModelConfig& mc) {
@@ -758,12 +775,12 @@ static void make_model(Run* r, const ModelConfig& mc) {
         r->gpu.reset(new GpuModel());
         gpu_init(r->gpu.get(), r->model, c.batch, c.precision == "fp32" ? PRECISION_FP32 : PRECISION_TF32);
         double fp32, tf32;
-        printf("device: %s, %s matrix products\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str());
+        describe(*r, "device: %s, %s matrix products\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str());
         return;
     }
 #endif
     std::string why = c.device == "auto" && !gpu_lacks(c).empty() ? " (" + gpu_lacks(c) + " has no GPU kernels yet)" : "";
-    printf("device: CPU, %d threads%s\n", omp_get_max_threads(), why.c_str());
+    describe(*r, "device: CPU, %d threads%s\n", omp_get_max_threads(), why.c_str());
 }
 
 // ----------------------------------------------------------------------------
@@ -925,6 +942,15 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
     return graded;
 }
 
+// the words of a greedy output without its <eos>, and whether it had one (else it filled the model's longest sequence)
+static Words output_words(const Vocab& vocab, const std::vector<int>& output, bool* ended) {
+    Words said;
+    for (int token : output)
+        if (token != EOS_ID) said.push_back(vocab.words[token]);
+    *ended = !output.empty() && output.back() == EOS_ID;
+    return said;
+}
+
 // decodes the first n examples of a split token by token (RoPE scaled for each as evaluate
 // scales it) and prints prompt, gold and output
 static void print_samples(Run* r, const Split& split, const char* name, int n) {
@@ -932,18 +958,74 @@ static void print_samples(Run* r, const Split& split, const char* name, int n) {
     for (int i = 0; i < std::min(n, split.size()); i++) {
         std::vector<int> prompt(split.example(i), split.example(i) + split.prompt_len[i]);
         scale_rope_for(r, split.example_len(i));
-        std::vector<int> output = generate_greedy(&r->model, prompt, EOS_ID);
-        Words prompt_words, gold, said;
+        bool ended = false;
+        Words said = output_words(vocab, generate_greedy(&r->model, prompt, EOS_ID), &ended);
+        Words prompt_words, gold;
         example_words(split, vocab, i, &prompt_words, &gold);
-        for (int token : output)
-            if (token != EOS_ID) said.push_back(vocab.words[token]);
-        bool ended = !output.empty() && output.back() == EOS_ID;
         Verdict v = grade_output(gold, said, ended);
         bool scratchpad = vocab.id(SCRATCHPAD_END.back()) >= 0;
         printf("%s %s (length %d%s)\n  prompt: %s\n  gold:   %s\n  model:  %s%s\n", v.answer ? "[right]" : "[wrong]", name, split.length[i],
                scratchpad ? (v.scratchpad ? ", scratchpad right" : ", scratchpad wrong") : "", join_words(prompt_words).c_str(),
                join_words(gold).c_str(), join_words(said).c_str(), ended ? "" : " (no <eos>)");
     }
+    scale_rope_for(r, 0);
+}
+
+// No prompt of any task comes near this; a longer line is not a prompt (`< /dev/zero`, a binary
+// file), and reading it whole would take memory without bound.
+static const size_t MAX_PROMPT_CHARS = 1 << 16;
+
+// one line of standard input without its newline, or false at the end of the input
+static bool read_prompt_line(std::string* line, int number) {
+    line->clear();
+    for (int ch; (ch = getchar()) != EOF;) {
+        if (ch == '\n') return true;
+        if (line->size() == MAX_PROMPT_CHARS) fail("line %d is longer than %zu characters: not a prompt", number, MAX_PROMPT_CHARS);
+        line->push_back((char)ch);
+    }
+    return !line->empty();
+}
+
+// Reads prompts from stdin, one per line in the task's words, and hands each to `answer` with
+// its gold target and line number; a line that is not a prompt of the task is an error naming it.
+// A run made with --bos takes its prompts with or without the <bos> that --show prints first.
+template <typename Answer>
+static void for_each_prompt(const Task& task, const Vocab& vocab, const DataConfig& data, Answer answer) {
+    std::string line;
+    for (int number = 1; read_prompt_line(&line, number); number++) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
+        Words words = split_words(line);
+        if (vocab.id("<bos>") >= 0 && !words.empty() && words[0] == "<bos>") line = join_words(Words(words.begin() + 1, words.end()));
+        int length = 0;
+        Words gold;
+        try {
+            gold = task_answer(task, vocab, line, &length, data);
+        } catch (const Error& e) {
+            fail("line %d: %s", number, e.what());
+        }
+        answer(split_words(line), gold, number);  // without <bos>
+    }
+}
+
+// --load M --answer: the model's greedy output to each prompt on stdin, one line each in the
+// words --answer prints the gold in, so that diff compares the two (an output that fills the
+// model's longest sequence without <eos> ends in "(no <eos>)", as --sample shows it). For
+// questions the splits do not ask: the same numbers in another order, a chosen hard case.
+static void answer_with_model(Run* r) {
+    const Vocab& vocab = r->data.vocab;
+    int bos = vocab.id("<bos>"), max_T = r->model.config.max_T;  // <bos> is a word only in runs made with --bos
+    for_each_prompt(find_task(r->config->task), vocab, r->config->data, [&](const Words& prompt, const Words& gold, int number) {
+        std::vector<int> tokens;
+        if (bos >= 0) tokens.push_back(bos);
+        for (const std::string& word : prompt) tokens.push_back(vocab.id(word));
+        int whole = (int)(tokens.size() + gold.size()) + 1;  // prompt, gold target, <eos>: the room decoding needs
+        if (whole > max_T)
+            fail("line %d: the prompt and its answer take %d tokens; this model was made for at most %d (its data's longest example)", number, whole, max_T);
+        scale_rope_for(r, whole);  // as evaluate scales a batch holding this example
+        bool ended = false;
+        Words said = output_words(vocab, generate_greedy(&r->model, tokens, EOS_ID), &ended);
+        printf("%s%s\n", join_words(said).c_str(), ended ? "" : " (no <eos>)");
+    });
     scale_rope_for(r, 0);
 }
 
@@ -1279,12 +1361,12 @@ static void build(Run* r) {
         fail("--position-coupling lines up digits of equal significance by their place, which needs numbers written units first: add --reverse-digits");
     if (c.random_positions > 0 && c.random_positions < max_T)
         fail("--random-positions %d is below the longest sequence, %d tokens: a sequence's positions are distinct values below L", c.random_positions, max_T);
-    printf("%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
+    describe(*r, "%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
            c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
            r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
     make_model(r, mc);
     if (c.abacus || c.position_coupling) r->model.is_digit = is_digit;
-    printf("model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
+    describe(*r, "model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
            c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
 }
 
@@ -1455,8 +1537,10 @@ static Header load_run(Run* r, const std::string& path) {
 
 static void run_load(RunConfig* c) {
     Run r(c);
+    if (c->answer) r.quiet = true, c->device = "cpu";  // stdout is the answers'; greedy decoding runs on the CPU's model
     load_run(&r, c->load);
     if (!c->dump_attention.empty()) return dump_attention(&r);
+    if (c->answer) return answer_with_model(&r);
     host_to_device(&r);
     if (!c->out.empty()) prepare_evaluation_dir(&r);
     report(&r, !c->out.empty());
@@ -1577,33 +1661,8 @@ static void show_examples(const Task& task, const RunConfig& c) {
     }
 }
 
-// No prompt of any task comes near this; a longer line is not a prompt (`< /dev/zero`, a binary
-// file), and reading it whole would take memory without bound.
-static const size_t MAX_PROMPT_CHARS = 1 << 16;
-
-// one line of standard input without its newline, or false at the end of the input
-static bool read_prompt_line(std::string* line, int number) {
-    line->clear();
-    for (int ch; (ch = getchar()) != EOF;) {
-        if (ch == '\n') return true;
-        if (line->size() == MAX_PROMPT_CHARS) fail("line %d is longer than %zu characters: not a prompt", number, MAX_PROMPT_CHARS);
-        line->push_back((char)ch);
-    }
-    return !line->empty();
-}
-
 static void answer_prompts(const Task& task, const DataConfig& data) {
-    Vocab vocab = make_vocab(task, data);
-    std::string line;
-    for (int number = 1; read_prompt_line(&line, number); number++) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
-        int length = 0;
-        try {
-            printf("%s\n", join_words(task_answer(task, vocab, line, &length, data)).c_str());
-        } catch (const Error& e) {
-            fail("line %d: %s", number, e.what());
-        }
-    }
+    for_each_prompt(task, make_vocab(task, data), data, [](const Words&, const Words& gold, int) { printf("%s\n", join_words(gold).c_str()); });
 }
 
 static void print_stats(const Task& task, const RunConfig& c) {

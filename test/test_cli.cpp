@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -118,6 +119,8 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--bench --bench-seq 8 --pe rope --random-positions 100", "", "--random-positions can not be combined with --bench-seq"},
         {"--dump-state /tmp/x.bin --pe rope --random-positions 500", "", "--random-positions can not be combined with --dump-state"},
         {"--load /tmp/a/model.bin --dump-attention /tmp/c --sample 2", "", "--sample can not be combined with --dump-attention"},
+        {"--load /tmp/a/model.bin --answer --out /tmp/b", "", "--out can not be combined with --load and --answer"},
+        {"--load /tmp/a/model.bin --answer --device gpu", "", "--device can not be combined with --load and --answer"},
         {"--task copy --sample 0", "", "--sample expects at least 1 example, got 0"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
     };
@@ -210,6 +213,51 @@ static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) 
     Result replaced = train("--load " + dir + "/model.bin --out " + eval + " --force");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
     TEST_ASSERT_MESSAGE(read_file(eval + "/results.json").find("\"rope_scaling\": \"none\",") != std::string::npos, "not replaced");
+}
+
+// the model's outputs that a run's --sample prints (the "model:" lines), valid's then test's
+static std::vector<std::string> sampled_outputs(const Result& r) {
+    std::vector<std::string> outputs;
+    for (const std::string& line : lines(r.out))
+        if (line.rfind("  model:  ", 0) == 0) outputs.push_back(line.substr(10));
+    return outputs;
+}
+
+// --load M --answer prints the model's greedy output to each prompt on stdin, and nothing else
+// on stdout: for the prompts of valid and test, exactly what --sample decodes for the same
+// examples, with RoPE unscaled and scaled. The run has <bos>, which prompt lines do not hold,
+// and is trained 40 steps: far enough that its outputs differ from prompt to prompt.
+static void test_load_answer_decodes_prompts_as_sample_does(void) {
+    char pattern[] = "/tmp/test_cli_answer_XXXXXX";
+    std::string dir = std::string(mkdtemp(pattern)) + "/run", model = dir + "/model.bin";
+    std::string data = " --task sum --bos --train-size 64 --valid-size 16 --test-size 16 --train-max 4 --test-max 7";
+    Result trained = train(data + " --pe rope --steps 40 --eval-every 40 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --sample 16 --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, trained.status, trained.err.c_str());
+    std::string prompts;
+    for (const char* split : {"valid", "test"}) {
+        Result shown = train(data + " --show 16 --split " + split);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, shown.status, shown.err.c_str());
+        for (const std::string& line : lines(shown.out)) prompts += line.substr(0, line.find('\t')) + "\n";
+    }
+    Result scaled = train("--load " + model + " --rope-scaling yarn --sample 16");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, scaled.status, scaled.err.c_str());
+    const struct {
+        const Result& sampled;
+        const char* scaling;
+    } decodings[] = {{trained, ""}, {scaled, " --rope-scaling yarn"}};
+    for (const auto& d : decodings) {
+        const char* scaling = d.scaling;
+        Result answered = train("--load " + model + scaling + " --answer", prompts);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, answered.status, answered.err.c_str());
+        std::vector<std::string> expected = sampled_outputs(d.sampled), said = lines(answered.out);
+        TEST_ASSERT_EQUAL_INT(32, expected.size());
+        TEST_ASSERT_EQUAL_INT(32, said.size());
+        for (size_t i = 0; i < said.size(); i++) TEST_ASSERT_EQUAL_STRING_MESSAGE(expected[i].c_str(), said[i].c_str(), scaling);
+        TEST_ASSERT_MESSAGE(std::set<std::string>(said.begin(), said.end()).size() > 8, "outputs too alike to tell prompts apart");
+    }
+    std::string eight_numbers = "Compute: 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 . [SEP]\n";  // test's longest has 7
+    std::string problem = error_problem(train("--load " + model + " --answer", eight_numbers), "line 1: the prompt and its answer take 25 tokens; this model was made for at most 23");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
 }
 
 // `make CXXFLAGS=...` replaces only the optimisation flags: the language standard and OpenMP,
@@ -368,6 +416,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
+    RUN_TEST(test_load_answer_decodes_prompts_as_sample_does);
     RUN_TEST(test_sigint_and_sigterm_save_the_state_and_resume_exactly);
     RUN_TEST(test_a_run_killed_at_random_moments_ends_as_if_never_killed);
     RUN_TEST(test_a_diverging_run_stops_at_its_first_nonfinite_step);
