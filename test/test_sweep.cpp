@@ -6,7 +6,7 @@
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
 // cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's, dev/sort_misses.sh's
 // and dev/sum_answers.sh's tables on decodings with known lengths, errors, misses, windows and
-// offsets;
+// offsets; dev/shuffle_answers.sh on two short sum runs;
 // dev/t5_clamp.sh on a T5 run's model; dev/analyses.sh and dev/cope_inside.sh on short runs.
 #include <algorithm>
 #include <cstdio>
@@ -431,6 +431,73 @@ static void test_sum_answers_tabulates_windows_and_offsets(void) {
     assert_refusals("dev/sum_answers.sh", cases);
 }
 
+// the rows of a dev/shuffle_answers.sh table: split, length, examples, right, orders, right of
+// the orders and same (the last two -1 where no example had another order)
+struct OrderRow {
+    std::string split;
+    int length, examples, orders;
+    double right, orders_right, same;
+};
+
+static std::vector<OrderRow> order_rows(const std::string& out) {
+    std::vector<OrderRow> rows;
+    std::stringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        OrderRow r = {"", 0, 0, 0, 0, -1, -1};
+        char split[8];
+        if (sscanf(line.c_str(), " %7s %d %d %lf %d %lf %lf", split, &r.length, &r.examples, &r.right, &r.orders, &r.orders_right, &r.same) >= 5)
+            r.split = split, rows.push_back(r);
+    }
+    return rows;
+}
+
+// dev/shuffle_answers.sh on two sum models: NoPE trained 2 steps, whose output ("[SEP]" again
+// and again) depends on the prompt's length alone, answers every order as given (same 1.00) and
+// none right; RoPE trained 40 steps answers some orders otherwise. Every length of valid (2-4)
+// and test (5-6) has a row, with up to four orders of each example.
+static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
+    std::string root = temp_dir();
+    const std::string data = " --task sum --train-size 200 --valid-size 40 --test-size 40 --train-max 4 --test-max 6"
+                             " --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --threads 1 --device cpu";
+    for (const char* steps_and_pe : {"2 --pe nope", "40 --pe rope"}) {
+        std::string steps = std::string(steps_and_pe).substr(0, std::string(steps_and_pe).find(' '));
+        Result trained = shell("./train" + data + " --steps " + steps_and_pe + " --eval-every " + steps + " --out " + root + "/sum-" + steps);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, trained.status, trained.out.c_str());
+    }
+    Result r = shell_in(root, "dev/shuffle_answers.sh --examples 40 --threads 1 sum-2 sum-40");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    size_t second = r.out.find("sum-40:\n");
+    TEST_ASSERT_MESSAGE(r.out.rfind("sum-2:\n  split  length examples  right  orders  right   same\n", 0) == 0 && second != std::string::npos, r.out.c_str());
+    double least_same = 1;
+    for (int model = 0; model < 2; model++) {
+        std::vector<OrderRow> rows = order_rows(model == 0 ? r.out.substr(0, second) : r.out.substr(second));
+        TEST_ASSERT_EQUAL_INT_MESSAGE(5, rows.size(), r.out.c_str());
+        int examples = 0;
+        for (size_t i = 0; i < rows.size(); i++) {
+            const OrderRow& row = rows[i];
+            TEST_ASSERT_EQUAL_STRING(i < 3 ? "valid" : "test", row.split.c_str());
+            TEST_ASSERT_EQUAL_INT(i + 2, row.length);
+            TEST_ASSERT_MESSAGE(row.orders > 0 && row.orders <= 4 * row.examples, r.out.c_str());
+            examples += row.examples;
+            if (model == 0) TEST_ASSERT_MESSAGE(row.right == 0 && row.orders_right == 0 && row.same == 1, r.out.c_str());
+            else least_same = std::min(least_same, row.same);
+        }
+        TEST_ASSERT_EQUAL_INT(80, examples);
+    }
+    TEST_ASSERT_MESSAGE(least_same < 1, r.out.c_str());
+
+    std::string other = root + "/copy-run", decoding = root + "/decoding.txt";
+    Result made = shell("mkdir -p " + other + " && touch " + other + "/model.bin " + decoding + " && echo '{\"task\": \"copy\"}' > " + other + "/config.json");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    const std::string cases[][2] = {
+        {other, "is not a sum, parity or sort run (by its config.json)"},
+        {decoding, "is a decoding: reordered prompts need the run's model"},
+        {root + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {"", "usage: dev/shuffle_answers.sh"},
+    };
+    assert_refusals("dev/shuffle_answers.sh", cases);
+}
+
 // dev/t5_clamp.sh, T5's buckets edited and evaluated
 
 // what a results.json says of a split: "accuracy" and the "length:accuracy" list, as
@@ -530,6 +597,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_first_error_places_the_first_wrong_word);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_sum_answers_tabulates_windows_and_offsets);
+    RUN_TEST(test_shuffle_answers_asks_the_model_in_other_orders);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
