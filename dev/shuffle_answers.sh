@@ -13,7 +13,10 @@
 # answered right, and the share answered exactly as the model answered the prompt as given
 # ("same"). A model that computes a function of the items alone, right or wrong, answers every
 # order alike (same 1.00); one whose answer moves with the order reads positions, not only
-# items. --threads goes to ./train (give 1 beside a training run).
+# items. What "same" would be by chance is the last column ("alike"): the share of pairs of
+# different examples of the length, as given, answered alike (a model giving one answer
+# whatever it is asked scores 1.00 on both). --threads goes to ./train (give 1 beside a
+# training run).
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/shuffle_answers.sh "$@"
@@ -61,7 +64,12 @@ reorder() {
 # reordering (reorder's fields) beside the model's answer to it on stdin
 tabulate_orders() {
     awk -F '\t' -v source="$1" '
-        FNR == NR { key = $1 SUBSEP $2; examples[key]++; seen++; right[key] += $3; if ($2 > longest) longest = $2; next }
+        FNR == NR {
+            key = $1 SUBSEP $2; examples[key]++; seen++; right[key] += $3
+            pairs_alike[key] += answered[key, $6]++  # each earlier example of the length answered so
+            if ($2 > longest) longest = $2
+            next
+        }
         {
             key = $1 SUBSEP $2; orders[key]++
             answer = $6; sub(/ \(no <eos>\)$/, "", answer)
@@ -70,15 +78,16 @@ tabulate_orders() {
         }
         END {
             if (seen == 0) { print "dev/shuffle_answers.sh: " source " holds no decoded example" > "/dev/stderr"; exit 1 }
-            printf "  %-6s %6s %8s %6s %7s %6s %6s\n", "split", "length", "examples", "right", "orders", "right", "same"
+            printf "  %-6s %6s %8s %6s %7s %6s %6s %6s\n", "split", "length", "examples", "right", "orders", "right", "same", "alike"
             for (s = 1; s <= 2; s++) {
                 name = s == 1 ? "valid" : "test"
                 for (n = 1; n <= longest; n++) {
                     key = name SUBSEP n
                     if (!(key in examples)) continue
                     line = sprintf("  %-6s %6d %8d %6.2f %7d", name, n, examples[key], right[key] / examples[key], orders[key])
-                    if (orders[key]) line = line sprintf(" %6.2f %6.2f", orders_right[key] / orders[key], same[key] / orders[key])
-                    print line
+                    line = line (orders[key] ? sprintf(" %6.2f %6.2f", orders_right[key] / orders[key], same[key] / orders[key]) : sprintf(" %6s %6s", "-", "-"))
+                    m = examples[key]
+                    print line (m > 1 ? sprintf(" %6.2f", pairs_alike[key] / (m * (m - 1) / 2)) : sprintf(" %6s", "-"))
                 }
             }
         }' "$decoded/examples.tsv" -
