@@ -994,16 +994,16 @@ static void for_each_prompt(const Task& task, const Vocab& vocab, const DataConf
     std::string line;
     for (int number = 1; read_prompt_line(&line, number); number++) {
         if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
-        Words words = split_words(line);
-        if (vocab.id("<bos>") >= 0 && !words.empty() && words[0] == "<bos>") line = join_words(Words(words.begin() + 1, words.end()));
+        Words prompt = split_words(line);
+        if (vocab.id("<bos>") >= 0 && !prompt.empty() && prompt[0] == "<bos>") prompt.erase(prompt.begin());
         int length = 0;
         Words gold;
         try {
-            gold = task_answer(task, vocab, line, &length, data);
+            gold = task_answer(task, vocab, join_words(prompt), &length, data);
         } catch (const Error& e) {
             fail("line %d: %s", number, e.what());
         }
-        answer(split_words(line), gold, number);  // without <bos>
+        answer(prompt, gold, number);  // without <bos>
     }
 }
 
@@ -1362,12 +1362,12 @@ static void build(Run* r) {
     if (c.random_positions > 0 && c.random_positions < max_T)
         fail("--random-positions %d is below the longest sequence, %d tokens: a sequence's positions are distinct values below L", c.random_positions, max_T);
     describe(*r, "%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
-           c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
-           r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
+             c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
+             r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
     make_model(r, mc);
     if (c.abacus || c.position_coupling) r->model.is_digit = is_digit;
     describe(*r, "model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
-           c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
+             c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
 }
 
 // The files a run writes in its directory (README, "The run directory").
