@@ -382,6 +382,13 @@ static void test_sort_misses_tabulates_the_items_left_out(void) {
     assert_refusals("dev/sort_misses.sh", cases);
 }
 
+// a run directory of the copy task (its config.json and an empty model.bin), for the refusals
+// of the tools that read one task's runs
+static void make_copy_run(const std::string& dir) {
+    Result made = shell("mkdir -p " + dir + " && touch " + dir + "/model.bin && echo '{\"task\": \"copy\"}' > " + dir + "/config.json");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+}
+
 // a decoded sum example: "[TAG] SPLIT (length N)" and its lines, the numbers joined by " + "
 static std::string sum_example(const char* tag, const char* split, const std::string& numbers, int gold, const std::string& said) {
     std::string prompt;
@@ -419,8 +426,7 @@ static void test_sum_answers_tabulates_windows_and_offsets(void) {
                         r.out.c_str());
 
     std::string other = dir + "/copy-run", empty = dir + "/empty.txt";
-    Result made = shell("mkdir -p " + other + " && touch " + other + "/model.bin && echo '{\"task\": \"copy\"}' > " + other + "/config.json");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    make_copy_run(other);
     std::ofstream(empty) << "valid accuracy 1.0\n";
     const std::string cases[][2] = {
         {other, "is not a sum run (its config.json names another task, or is missing)"},
@@ -490,8 +496,8 @@ static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     TEST_ASSERT_MESSAGE(least_same < 1 && least_alike < 1, r.out.c_str());
 
     std::string other = root + "/copy-run", decoding = root + "/decoding.txt";
-    Result made = shell("mkdir -p " + other + " && touch " + other + "/model.bin " + decoding + " && echo '{\"task\": \"copy\"}' > " + other + "/config.json");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    make_copy_run(other);
+    std::ofstream(decoding) << "valid accuracy 1.0\n";
     const std::string cases[][2] = {
         {other, "is not a sum, parity or sort run (by its config.json)"},
         {decoding, "is a decoding: reordered prompts need the run's model"},
