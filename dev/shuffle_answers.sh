@@ -11,11 +11,12 @@
 # the model for its answer to each (./train --load ... --answer) and prints a row per split and
 # length n: the examples, the share answered right as given, the reorderings, the share of them
 # answered right, and the share answered exactly as the model answered the prompt as given
-# ("same"). A model that computes a function of the items alone, right or wrong, answers every
-# order alike (same 1.00); one whose answer moves with the order reads positions, not only
-# items. What "same" would be by chance is the last column ("alike"): the share of pairs of
-# different examples of the length, as given, answered alike (a model giving one answer
-# whatever it is asked scores 1.00 on both). --threads goes to ./train (give 1 beside a
+# ("same"), also of the reorderings of the prompts it answered wrong ("if-wrong": the same
+# wrong answer again). A model that computes a function of the items alone, right or wrong,
+# answers every order alike (same 1.00); one whose answer moves with the order reads positions,
+# not only items. What "same" would be by chance is the last column ("alike"): the share of
+# pairs of different examples of the length, as given, answered alike (a model giving one
+# answer whatever it is asked scores 1.00 on both). --threads goes to ./train (give 1 beside a
 # training run).
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
@@ -27,7 +28,8 @@ for source in "${sources[@]}"; do
 done
 
 # Four reorderings of each example on stdin (decoding.sh's fields), each a line: the example's
-# split, length, gold and the model's answer as given, a tab, then the reordered prompt. The
+# split, length, right (1 or 0), gold and the model's answer as given, then the reordered
+# prompt, tab-separated. The
 # items are the words between "Compute:" and "." (sum: "Compute: 3 + 8 + 6 . [SEP]") or
 # between "[" and "]" (parity, sort: "[ 0 , 1 , 1 ]"), every other one: the others are the
 # separators, which stay where they are.
@@ -55,7 +57,7 @@ reorder() {
                 } while (!moved)
                 line = w[1]
                 for (i = 2; i <= n_words; i++) line = line " " (i > opener && i < closer && (i - opener) % 2 == 1 ? order[(i - opener + 1) / 2] : w[i])
-                printf "%s\t%s\t%s\t%s\t%s\n", $1, $2, $5, $6, line
+                printf "%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $5, $6, line
             }
         }'
 }
@@ -72,13 +74,14 @@ tabulate_orders() {
         }
         {
             key = $1 SUBSEP $2; orders[key]++
-            answer = $6; sub(/ \(no <eos>\)$/, "", answer)
-            if ($6 == $3) orders_right[key]++  # the gold, and an <eos> after it
-            if (answer == $4) same[key]++
+            answer = $7; sub(/ \(no <eos>\)$/, "", answer)
+            if ($7 == $4) orders_right[key]++  # the gold, and an <eos> after it
+            if (answer == $5) same[key]++
+            if ($3 == 0) { orders_of_wrong[key]++; if (answer == $5) same_wrong[key]++ }
         }
         END {
             if (seen == 0) { print "dev/shuffle_answers.sh: " source " holds no decoded example" > "/dev/stderr"; exit 1 }
-            printf "  %-6s %6s %8s %6s %7s %6s %6s %6s\n", "split", "length", "examples", "right", "orders", "right", "same", "alike"
+            printf "  %-6s %6s %8s %6s %7s %6s %6s %8s %6s\n", "split", "length", "examples", "right", "orders", "right", "same", "if-wrong", "alike"
             for (s = 1; s <= 2; s++) {
                 name = s == 1 ? "valid" : "test"
                 for (n = 1; n <= longest; n++) {
@@ -86,6 +89,7 @@ tabulate_orders() {
                     if (!(key in examples)) continue
                     line = sprintf("  %-6s %6d %8d %6.2f %7d", name, n, examples[key], right[key] / examples[key], orders[key])
                     line = line (orders[key] ? sprintf(" %6.2f %6.2f", orders_right[key] / orders[key], same[key] / orders[key]) : sprintf(" %6s %6s", "-", "-"))
+                    line = line (orders_of_wrong[key] ? sprintf(" %8.2f", same_wrong[key] / orders_of_wrong[key]) : sprintf(" %8s", "-"))
                     m = examples[key]
                     print line (m > 1 ? sprintf(" %6.2f", pairs_alike[key] / (m * (m - 1) / 2)) : sprintf(" %6s", "-"))
                 }
@@ -96,7 +100,7 @@ tabulate_orders() {
 for source in "${sources[@]}"; do
     decoded_examples "$source" > "$decoded/examples.tsv"
     reorder < "$decoded/examples.tsv" > "$decoded/orders.tsv"
-    cut -f 5 "$decoded/orders.tsv" | "$repo/train" --load "$source/model.bin" --answer "${threads[@]}" > "$decoded/answers.txt"
+    cut -f 6 "$decoded/orders.tsv" | "$repo/train" --load "$source/model.bin" --answer "${threads[@]}" > "$decoded/answers.txt"
     table=$(paste "$decoded/orders.tsv" "$decoded/answers.txt" | tabulate_orders "$source")
     printf '%s:\n%s\n' "$source" "$table"
 done

@@ -438,21 +438,21 @@ static void test_sum_answers_tabulates_windows_and_offsets(void) {
 }
 
 // the rows of a dev/shuffle_answers.sh table: split, length, examples, right, orders, right of
-// the orders, same and alike
+// the orders, same, same if wrong and alike
 struct OrderRow {
     std::string split;
     int length, examples, orders;
-    double right, orders_right, same, alike;
+    double right, orders_right, same, same_if_wrong, alike;
 };
 
 static std::vector<OrderRow> order_rows(const std::string& out) {
     std::vector<OrderRow> rows;
     std::stringstream lines(out);
     for (std::string line; std::getline(lines, line);) {
-        OrderRow r = {"", 0, 0, 0, 0, -1, -1, -1};
+        OrderRow r = {"", 0, 0, 0, 0, -1, -1, -1, -1};
         char split[8];
-        if (sscanf(line.c_str(), " %7s %d %d %lf %d %lf %lf %lf", split, &r.length, &r.examples, &r.right, &r.orders, &r.orders_right, &r.same,
-                   &r.alike) == 8)
+        if (sscanf(line.c_str(), " %7s %d %d %lf %d %lf %lf %lf %lf", split, &r.length, &r.examples, &r.right, &r.orders, &r.orders_right,
+                   &r.same, &r.same_if_wrong, &r.alike) == 9)
             r.split = split, rows.push_back(r);
     }
     return rows;
@@ -461,8 +461,9 @@ static std::vector<OrderRow> order_rows(const std::string& out) {
 // dev/shuffle_answers.sh on two sum models: NoPE trained 2 steps, whose output ("[SEP]" again
 // and again) depends on the prompt's length alone, answers every order as given (same 1.00),
 // every example alike (alike 1.00) and none right; RoPE trained 40 steps answers some orders
-// otherwise, and not all examples alike. Every length of valid (2-4)
-// and test (5-6) has a row, with up to four orders of each example.
+// otherwise, and not all examples alike. Neither answers a prompt right, so the share of the
+// same wrong answer again ("if-wrong") is "same". Every length of valid (2-4) and test (5-6)
+// has a row, with up to four orders of each example.
 static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     std::string root = temp_dir();
     const std::string data = " --task sum --train-size 200 --valid-size 40 --test-size 40 --train-max 4 --test-max 6"
@@ -475,7 +476,7 @@ static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     Result r = shell_in(root, "dev/shuffle_answers.sh --examples 40 --threads 1 sum-2 sum-40");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     size_t second = r.out.find("sum-40:\n");
-    TEST_ASSERT_MESSAGE(r.out.rfind("sum-2:\n  split  length examples  right  orders  right   same  alike\n", 0) == 0 && second != std::string::npos,
+    TEST_ASSERT_MESSAGE(r.out.rfind("sum-2:\n  split  length examples  right  orders  right   same if-wrong  alike\n", 0) == 0 && second != std::string::npos,
                         r.out.c_str());
     double least_same = 1, least_alike = 1;
     for (int model = 0; model < 2; model++) {
@@ -487,8 +488,9 @@ static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
             TEST_ASSERT_EQUAL_STRING(i < 3 ? "valid" : "test", row.split.c_str());
             TEST_ASSERT_EQUAL_INT(i + 2, row.length);
             TEST_ASSERT_MESSAGE(row.orders > 0 && row.orders <= 4 * row.examples, r.out.c_str());
+            TEST_ASSERT_MESSAGE(row.right == 0 && row.same_if_wrong == row.same, r.out.c_str());
             examples += row.examples;
-            if (model == 0) TEST_ASSERT_MESSAGE(row.right == 0 && row.orders_right == 0 && row.same == 1 && row.alike == 1, r.out.c_str());
+            if (model == 0) TEST_ASSERT_MESSAGE(row.orders_right == 0 && row.same == 1 && row.alike == 1, r.out.c_str());
             else least_same = std::min(least_same, row.same), least_alike = std::min(least_alike, row.alike);
         }
         TEST_ASSERT_EQUAL_INT(80, examples);
