@@ -29,10 +29,9 @@ done
 
 # Four reorderings of each example on stdin (decoding.sh's fields), each a line: the example's
 # split, length, right (1 or 0), gold and the model's answer as given, then the reordered
-# prompt, tab-separated. The
-# items are the words between "Compute:" and "." (sum: "Compute: 3 + 8 + 6 . [SEP]") or
-# between "[" and "]" (parity, sort: "[ 0 , 1 , 1 ]"), every other one: the others are the
-# separators, which stay where they are.
+# prompt, tab-separated. The items are the words between "Compute:" and "." (sum: "Compute: 3
+# + 8 + 6 . [SEP]") or between "[" and "]" (parity, sort: "[ 0 , 1 , 1 ]"), every other one:
+# the others are the separators, which stay where they are.
 reorder() {
     awk -F '\t' '
         BEGIN { srand(20261125) }
@@ -46,9 +45,9 @@ reorder() {
             if (!opener || !closer) next  # not a prompt of these tasks
             n = 0
             for (i = opener + 1; i < closer; i += 2) item[++n] = w[i]
-            alike = 1
-            for (i = 2; i <= n; i++) if (item[i] != item[1]) alike = 0
-            for (r = 1; r <= 4 && !alike; r++) {
+            all_same = 1
+            for (i = 2; i <= n; i++) if (item[i] != item[1]) all_same = 0
+            for (r = 1; r <= 4 && !all_same; r++) {
                 do {  # an order other than the given one (most draws are)
                     for (i = 1; i <= n; i++) order[i] = item[i]
                     for (i = n; i > 1; i--) { j = int(rand() * i) + 1; t = order[i]; order[i] = order[j]; order[j] = t }
