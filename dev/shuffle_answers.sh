@@ -96,10 +96,12 @@ tabulate_orders() {
         }' "$decoded/examples.tsv" -
 }
 
-for source in "${sources[@]}"; do
-    decoded_examples "$source" > "$decoded/examples.tsv"
-    reorder < "$decoded/examples.tsv" > "$decoded/orders.tsv"
-    cut -f 6 "$decoded/orders.tsv" | "$repo/train" --load "$source/model.bin" --answer "${threads[@]}" > "$decoded/answers.txt"
-    table=$(paste "$decoded/orders.tsv" "$decoded/answers.txt" | tabulate_orders "$source")
-    printf '%s:\n%s\n' "$source" "$table"
-done
+# SOURCE's table, from its examples on stdin (which tabulate_sources also leaves in
+# $decoded/examples.tsv): their reorderings, answered by the run's model
+tabulate() {
+    reorder > "$decoded/orders.tsv"
+    cut -f 6 "$decoded/orders.tsv" | "$repo/train" --load "$1/model.bin" --answer "${threads[@]}" > "$decoded/answers.txt"
+    paste "$decoded/orders.tsv" "$decoded/answers.txt" | tabulate_orders "$1"
+}
+
+tabulate_sources
