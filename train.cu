@@ -1366,8 +1366,11 @@ static void build(Run* r) {
              r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
     make_model(r, mc);
     if (c.abacus || c.position_coupling) r->model.is_digit = is_digit;
+    // --rope-frac is rounded down to whole pairs: the line says what is rotated
+    std::string pe = c.pe;
+    if (pe_rotates(mc.pe)) pe += " (rotating " + std::to_string(rope_dims(mc.HS(), mc.rope_frac)) + " of " + std::to_string(mc.HS()) + " dims a head)";
     describe(*r, "model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
-             c.heads, c.d_ff, c.pe.c_str(), r->model.layout.total);
+             c.heads, c.d_ff, pe.c_str(), r->model.layout.total);
 }
 
 // The files a run writes in its directory (README, "The run directory").

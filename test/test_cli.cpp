@@ -189,13 +189,15 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
 }
 
 // --load --out: an evaluation of a checkpoint (here with RoPE scaled) in a run directory of its
-// own, with the run's config.json, so that dev/report ranks it beside the sweep's runs
+// own, with the run's config.json, so that dev/report ranks it beside the sweep's runs. (The
+// run's --rope-frac 0.4 of an 8-dim head is 3.2 dims: the model line says the 2 rotated.)
 static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) {
     char pattern[] = "/tmp/test_cli_eval_XXXXXX";
     std::string root = mkdtemp(pattern), dir = root + "/run", eval = root + "/run-pi";
-    Result r = train(" --task copy_cmc --pe rope --steps 4 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16"
+    Result r = train(" --task copy_cmc --pe rope --rope-frac 0.4 --steps 4 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16"
                      " --train-max 5 --test-max 9 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --out " + dir);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    TEST_ASSERT_MESSAGE(r.out.find(", pe rope (rotating 2 of 8 dims a head), ") != std::string::npos, r.out.c_str());
     std::string results = read_file(dir + "/results.json");
 
     Result scaled = train("--load " + dir + "/model.bin --rope-scaling pi --out " + eval);
