@@ -51,6 +51,13 @@ static Result shell(const std::string& command) {
 
 static bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+static std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream s(text);
+    for (std::string line; std::getline(s, line);) out.push_back(line);
+    return out;
+}
+
 // the repository's directory, where the tests run
 static std::string repository(void) {
     char cwd[4096];
@@ -146,6 +153,27 @@ static void test_bad_sweep_options_get_one_clear_line(void) {
         TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, c[0]);
         TEST_ASSERT_MESSAGE(contains(r.out, c[1]) && r.out.find('\n') == r.out.size() - 1, r.out.c_str());
     }
+}
+
+// dev/sweep_throughput.sh: a sweep that fails (here K runs side by side that would oversubscribe
+// the cores, refused before any run starts) is named and makes the exit status 1; bad entries
+// are refused
+static void test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries(void) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    Result r = shell("JOBS=" + std::to_string(cores + 1) + " RUNS=1 DEVICE=cpu dev/sweep_throughput.sh tiny:2");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
+    std::vector<std::string> rows = lines(r.out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(2, rows.size(), r.out.c_str());  // the header, then the failure
+    TEST_ASSERT_MESSAGE(contains(rows[1], "tiny K=" + std::to_string(cores + 1) + " failed: ") && contains(rows[1], "spin against each other"),
+                        rows[1].c_str());
+
+    const std::string cases[][2] = {
+        {"/no/such", "'/no/such' is not PRESET:STEPS (e.g. tiny:1000)"},
+        {"tiny:0", "'tiny:0' is not PRESET:STEPS"},
+        {"huge:10", "'huge' is not a --model preset"},
+    };
+    assert_refusals("dev/sweep_throughput.sh", cases);
+    assert_refusals("RUNS=0 dev/sweep_throughput.sh", {{"tiny:5", "JOBS and RUNS take whole numbers above 0, got '0'"}});
 }
 
 // --vary adds an axis, and the Slurm script has one array task per run with what each needs
@@ -598,6 +626,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_failed_run_is_named_and_the_others_finish);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
+    RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
