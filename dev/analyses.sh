@@ -15,6 +15,11 @@ set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: dev/analyses.sh SWEEP TASK OUT [SEED [OTHER_SEED]]" >&2; exit 1; }
 sweep=$(realpath -m "$1") task=$2 out=$(realpath -m "$3") seed=${4:-256788} other=${5:-234054}  # from the caller's directory
 cd "$(dirname "$0")/.."
+pes=(nope ape t5 alibi rope)
+# every model is there before anything is written: a wrong SWEEP or TASK leaves no trace
+need() { [ -f "$sweep/$1/model.bin" ] || { echo "dev/analyses.sh: no $sweep/$1/model.bin (SWEEP holds TASK-PE-sSEED for the five PEs and TASK-nope-sOTHER_SEED: see the script's head)" >&2; exit 1; }; }
+for pe in "${pes[@]}"; do need "$task-$pe-s$seed"; done
+need "$task-nope-s$other"
 mkdir -p "$sweep/attention" "$out"
 
 dump() {  # run name -> its dump, made once
@@ -23,7 +28,7 @@ dump() {  # run name -> its dump, made once
     echo "$file"
 }
 
-labelled=() pes=(nope ape t5 alibi rope)
+labelled=()
 for pe in "${pes[@]}"; do
     file=$(dump "$task-$pe-s$seed")
     cp "$file.test.svg" "$out/$pe.test.svg"

@@ -18,6 +18,7 @@ set -euo pipefail
 root=$(realpath -m "$1") out=$(realpath -m "$2")  # from the caller's directory
 beyond=$root/beyond kept=$root/attention
 cd "$(dirname "$0")/.."
+[ -d "$beyond" ] || { echo "dev/cope_inside.sh: $root holds no beyond/ (dev/reproduce.sh ROOT beyond makes it)" >&2; exit 1; }
 mkdir -p "$kept" "$out/parity-cope" "$out/copy-cope" "$out/reverse-cope"
 
 # LABEL=DUMP for each model there is: RUN_DIR LABEL pairs on stdin

@@ -19,6 +19,7 @@ for part in $parts; do
         *) echo "gpu_check.sh: unknown part '$part' (valid: tests sanitize kernels bench)" >&2; exit 1 ;;
     esac
 done
+nvidia-smi -L > /dev/null 2>&1 || { echo "gpu_check.sh: no CUDA GPU here (nvidia-smi -L fails): every part needs one" >&2; exit 1; }
 mkdir -p "$dir"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$dir/gpu.txt"
 make -j8 train test/test_gpu test/test_cli dev/cuda/attention_forward dev/cuda/attention_backward > "$dir/build.log" 2>&1 \

@@ -306,6 +306,11 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
     Result bad = shell("dev/analyses.sh " + sweep);
     TEST_ASSERT_EQUAL_INT(1, bad.status);
     TEST_ASSERT_MESSAGE(contains(bad.out, "usage: dev/analyses.sh SWEEP TASK OUT"), bad.out.c_str());
+    // a task the sweep does not hold: refused before anything is written
+    bad = shell("dev/analyses.sh " + sweep + " reverse " + root + "/out2");
+    TEST_ASSERT_EQUAL_INT(1, bad.status);
+    TEST_ASSERT_MESSAGE(contains(bad.out, "no " + sweep + "/reverse-nope-s256788/model.bin"), bad.out.c_str());
+    TEST_ASSERT_FALSE(exists(root + "/out2"));
 }
 
 // dev/cope_inside.sh over a beyond sweep holding one of its CoPE models (a short parity run): that
@@ -325,6 +330,12 @@ static void test_cope_inside_looks_at_the_models_there_are(void) {
     int left_out = 0;
     for (size_t at = r.out.find("left out\n"); at != std::string::npos; at = r.out.find("left out\n", at + 1)) left_out++;
     TEST_ASSERT_EQUAL_INT_MESSAGE(8, left_out, r.out.c_str());  // 5 parity models, copy's, reverse's 2
+
+    // a ROOT with no beyond/: refused, nothing written there
+    Result bad = shell("dev/cope_inside.sh " + out + " " + root + "/out2");
+    TEST_ASSERT_EQUAL_INT(1, bad.status);
+    TEST_ASSERT_MESSAGE(contains(bad.out, out + " holds no beyond/"), bad.out.c_str());
+    TEST_ASSERT_FALSE(exists(out + "/attention") || exists(root + "/out2"));
 }
 
 // dev/first_error.sh on a saved decoding, named from the directory it is called in: valid length
