@@ -36,6 +36,7 @@ parse_decoding_options() {
         shift 2
     done
     [ $# -ge 1 ] || { echo "$usage" >&2; exit 1; }
+    [[ $examples =~ ^[1-9][0-9]*$ ]] || { echo "$tool: --examples takes a whole number above 0, got '$examples'" >&2; exit 1; }
     sources=("$@")
     for source in "${sources[@]}"; do
         [ -f "$source" ] || [ -f "$source/model.bin" ] ||

@@ -472,6 +472,7 @@ static void test_sum_answers_tabulates_windows_and_offsets(void) {
         {empty, "holds no decoded example of the sum task"},
         {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
         {"", "usage: dev/sum_answers.sh"},
+        {"--examples 0 " + empty, "--examples takes a whole number above 0, got '0'"},  // decoding.sh's, for every tool
     };
     assert_refusals("dev/sum_answers.sh", cases);
 }
