@@ -436,6 +436,55 @@ static std::string sum_example(const char* tag, const char* split, const std::st
            " . [SEP]\n  gold:   The answer is " + std::to_string(gold) + " .\n  model:  " + said + "\n";
 }
 
+// a decoded LEGO example: variables a, b, c, ... set by `signs` ("+-+": a = +1 , b = - a , c = + b),
+// the one at `depth` asked, its gold resolved here, and the model's answer `said` (+1 or -1)
+static std::string lego_example(const char* split, const std::string& signs, size_t depth, int said) {
+    std::string prompt = "If ";
+    int value = 0, asked = 0;
+    for (size_t i = 0; i < signs.size(); i++) {
+        std::string name(1, (char)('a' + i)), sign(1, signs[i]);
+        prompt += (i ? " , " : "") + name + " = " + (i ? sign + " " + std::string(1, (char)('a' + i - 1)) : sign + "1");
+        value = (signs[i] == '+' ? 1 : -1) * (i ? value : 1);
+        if (i + 1 == depth) asked = value;
+    }
+    auto answer = [](int v) { return std::string("The answer is ") + (v > 0 ? "+1" : "-1") + " ."; };
+    return std::string("[") + (said == asked ? "right" : "wrong") + "] " + split + " (length " + std::to_string(signs.size()) + ")\n  prompt: " +
+           prompt + " . Then , what is the value of " + (char)('a' + depth - 1) + " ?\n  gold:   " + answer(asked) + "\n  model:  " +
+           answer(said) + "\n";
+}
+
+// dev/lego_depths.sh on a saved decoding: at 4 variables (values +1 -1 -1 +1) c asked and answered
+// right, d asked and answered wrong, c answered with the last variable's value (unlike: wrong);
+// at 4 variables with values +1 +1 -1 -1, c (like the last) answered wrong; at test length 5 the
+// last asked, right. Then refusals, among them a gold that the chain does not give.
+static void test_lego_depths_tabulates_by_depth_asked(void) {
+    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
+                        << lego_example("valid", "+-+-", 3, -1) << lego_example("valid", "+-+-", 4, -1) << lego_example("valid", "+-+-", 3, +1)
+                        << lego_example("valid", "++-+", 3, +1) << lego_example("test", "-++++", 5, -1);
+    Result r = shell_in(dir, "dev/lego_depths.sh decoding.txt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  right/total by split and number of variables (rows), and depth asked (depth:right/total);"
+                                        " unlike: among the prompts\n  whose variable asked has the other value than the last variable\n"
+                                        "  valid  4: 3:1/3 4:0/1 | unlike: 3:1/2\n"
+                                        "  test   5: 5:1/1 | unlike:\n"),
+                        r.out.c_str());
+
+    std::string other = dir + "/copy-run", empty = dir + "/empty.txt", miswritten = dir + "/miswritten.txt";
+    make_copy_run(other);
+    std::ofstream(empty) << "valid accuracy 1.0\n";
+    std::string wrong_gold = lego_example("valid", "+-", 2, -1);
+    wrong_gold.replace(wrong_gold.find("gold:   The answer is -1"), 24, "gold:   The answer is +1");
+    std::ofstream(miswritten) << wrong_gold;
+    const std::string cases[][2] = {
+        {other, "is not a lego run (its config.json names another task, or is missing)"},
+        {empty, "holds no decoded example of the lego task"},
+        {miswritten, "the chain read from \"If a = +1 , b = - a . Then , what is the value of b ?\" does not give its gold"},
+        {"", "usage: dev/lego_depths.sh"},
+    };
+    assert_refusals("dev/lego_depths.sh", cases);
+}
+
 // dev/sum_answers.sh on a saved decoding: valid 1 + 2 + 3 answered right (the last 3 and the
 // first 3, off by 0); at test length 4, 9 + 1 + 2 + 4 answered 7 (the last 3: 2 + 4 + 1; off by
 // 1), 5 + 5 + 5 + 5 answered 5 (the last and the first 1 and 3; off by 5), 9 + 1 + 2 + 4
@@ -649,6 +698,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_first_error_places_the_first_wrong_word);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_sum_answers_tabulates_windows_and_offsets);
+    RUN_TEST(test_lego_depths_tabulates_by_depth_asked);
     RUN_TEST(test_shuffle_answers_asks_the_model_in_other_orders);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
