@@ -31,7 +31,7 @@ tabulate() {
             split_name = $1; right = $3 + 0; prompt = $4; gold = $5
             if (!sub(/^If /, "", prompt) || split(prompt, parts, " \\. Then , what is the value of ") != 2) next  # not a LEGO prompt
             n = split(parts[1], clauses, " , "); asked = parts[2]; sub(/ \?$/, "", asked)
-            depth = 0
+            depth = 0; delete value
             for (i = 1; i <= n; i++) {  # "v = +1", "v = -1", "v = + u" or "v = - u"
                 split(clauses[i], w, " ")
                 value[w[1]] = w[3] == "+1" ? 1 : w[3] == "-1" ? -1 : (w[3] == "+" ? 1 : -1) * value[w[4]]
