@@ -14,6 +14,10 @@
 # variable asked has the other value than the chain's last variable. A model that resolves
 # each link answers those as well as the rest; one that multiplies every sign of the chain,
 # wherever the variable asked stands, answers the last variable's value and gets them wrong.
+# Last, for valid's longest chains, the share of answers that are the value of each clause's
+# variable, a row per depth asked: a model that resolves the chain peaks where j is the depth
+# (1.00), one that answers for some other place in the chain peaks there instead (about one
+# half is chance: the values are independent draws).
 # The chain is resolved here from the prompt, and a gold answer that disagrees with it stops
 # the tool (the prompt format has changed). --threads goes to ./train (give 1 beside a training
 # run).
@@ -47,6 +51,11 @@ tabulate() {
             if (unlike) { unlike_total[key]++; unlike_correct[key] += right }
             rows[split_name SUBSEP n] = 1
             if (n > longest) longest = n
+            if (split_name == "valid") {  # which clause each answer is the value of
+                if (n > longest_valid) longest_valid = n
+                said = $6 == answer(1) ? 1 : $6 == answer(-1) ? -1 : 0
+                for (i = 1; i <= n; i++) { split(clauses[i], w, " "); agrees[n, depth, i] += said == value[w[1]] }
+            }
         }
         function cells(counts, rights, s, n,   d, line) {
             line = ""
@@ -63,6 +72,17 @@ tabulate() {
                 for (n = 1; n <= longest; n++)
                     if ((split_name, n) in rows)
                         printf "  %-5s %2d:%s | unlike:%s\n", split_name, n, cells(total, correct, split_name, n), cells(unlike_total, unlike_correct, split_name, n)
+            }
+            n = longest_valid
+            if (!n) exit
+            printf "  valid, %d variables: the share of answers that are the value of clause j, a row per depth asked\n  depth examples", n
+            for (j = 1; j <= n; j++) printf " %5d", j
+            printf "\n"
+            for (d = 1; d <= n; d++) {
+                if (!(("valid", n, d) in total)) continue
+                printf "  %5d %8d", d, total["valid", n, d]
+                for (j = 1; j <= n; j++) printf " %5.2f", agrees[n, d, j] / total["valid", n, d]
+                printf "\n"
             }
         }'
 }

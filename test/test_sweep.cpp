@@ -456,7 +456,8 @@ static std::string lego_example(const char* split, const std::string& signs, siz
 // dev/lego_depths.sh on a saved decoding: at 4 variables (values +1 -1 -1 +1) c asked and answered
 // right, d asked and answered wrong, c answered with the last variable's value (unlike: wrong);
 // at 4 variables with values +1 +1 -1 -1, c (like the last) answered wrong; at test length 5 the
-// last asked, right. Then refusals, among them a gold that the chain does not give.
+// last asked, right. The three answers for c are the values of clauses 1 and 2 twice, of 3 and
+// 4 once. Then refusals, among them a gold that the chain does not give.
 static void test_lego_depths_tabulates_by_depth_asked(void) {
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
@@ -467,7 +468,11 @@ static void test_lego_depths_tabulates_by_depth_asked(void) {
     TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  right/total by split and number of variables (rows), and depth asked (depth:right/total);"
                                         " unlike: among the prompts\n  whose variable asked has the other value than the last variable\n"
                                         "  valid  4: 3:1/3 4:0/1 | unlike: 3:1/2\n"
-                                        "  test   5: 5:1/1 | unlike:\n"),
+                                        "  test   5: 5:1/1 | unlike:\n"
+                                        "  valid, 4 variables: the share of answers that are the value of clause j, a row per depth asked\n"
+                                        "  depth examples     1     2     3     4\n"
+                                        "      3        3  0.67  0.67  0.33  0.33\n"
+                                        "      4        1  0.00  1.00  1.00  0.00\n"),
                         r.out.c_str());
 
     std::string other = dir + "/copy-run", empty = dir + "/empty.txt", miswritten = dir + "/miswritten.txt";
