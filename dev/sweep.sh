@@ -244,8 +244,8 @@ finished() {  # INDEX STATUS OUTPUT
         skipped) result="already finished" ;;
         finished)
             ran=$((ran + 1))
-            test=$(grep -o '"test": {"accuracy": [0-9.e-]*' "$root/$run/results.json" | awk '{print $NF}')
-            result="finished in $(clock $((SECONDS - started_at[$1]))), test accuracy ${test:0:5}" ;;
+            test=$(grep -o '"test": {"accuracy": [0-9.e-]*' "$root/$run/results.json" | awk '{printf "%.3f", $NF}')
+            result="finished in $(clock $((SECONDS - started_at[$1]))), test accuracy $test" ;;
         *)
             ran=$((ran + 1))
             failed+=("$run")

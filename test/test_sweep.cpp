@@ -133,6 +133,18 @@ static void test_a_failed_run_is_named_and_the_others_finish(void) {
     TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json"));
 }
 
+// a finished run's progress line gives its test accuracy rounded to 3 places: a parity run with 3
+// test examples, 2 of them right (0.666667), reads 0.667, not the first five characters 0.666
+static void test_a_finished_run_shows_its_test_accuracy_rounded(void) {
+    std::string root = temp_dir() + "/rounded";
+    Result r = shell("dev/sweep.sh " + root + " --tasks parity --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
+                     " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 3");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string results = read_file(root + "/parity-nope-s7/results.json");
+    TEST_ASSERT_MESSAGE(contains(results, "\"test\": {\"accuracy\": 0.666667,"), results.c_str());  // the case this test needs
+    TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] parity-nope-s7: finished in ") && contains(r.out, ", test accuracy 0.667 |"), r.out.c_str());
+}
+
 static void test_runs_side_by_side_never_oversubscribe_the_cores(void) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     Result r = shell("dev/sweep.sh " + temp_dir() + "/crowded --device cpu --jobs " + std::to_string(cores) + " --threads 2" + SHORT_RUNS);
@@ -690,6 +702,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_grid_runs_reports_and_is_skipped_when_run_again);
     RUN_TEST(test_an_interrupted_grid_resumes_and_restarts_its_runs);
     RUN_TEST(test_a_failed_run_is_named_and_the_others_finish);
+    RUN_TEST(test_a_finished_run_shows_its_test_accuracy_rounded);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
