@@ -17,6 +17,7 @@ jobs_list=${JOBS:-1 2 4 8}
 runs=${RUNS:-8}
 device=${DEVICE:-auto}
 die() { echo "dev/sweep_throughput.sh: $*" >&2; exit 1; }
+[ -x ./train ] || die "./train is not built: run make first"
 for entry in $presets; do
     [[ $entry =~ ^[a-z]+:[1-9][0-9]*$ ]] || die "'$entry' is not PRESET:STEPS (e.g. tiny:1000)"
     ./train --help | grep -q "^  ${entry%%:*} " || die "'${entry%%:*}' is not a --model preset (see ./train --help)"
