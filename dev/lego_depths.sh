@@ -39,13 +39,14 @@ tabulate() {
             for (i = 1; i <= n; i++) {  # "v = +1", "v = -1", "v = + u" or "v = - u"
                 split(clauses[i], w, " ")
                 value[w[1]] = w[3] == "+1" ? 1 : w[3] == "-1" ? -1 : (w[3] == "+" ? 1 : -1) * value[w[4]]
+                clause_value[i] = value[w[1]]
                 if (w[1] == asked) depth = i
             }
             if (depth == 0 || gold != answer(value[asked])) {
                 printf "dev/lego_depths.sh: %s: the chain read from \"%s\" does not give its gold \"%s\"\n", source, $4, gold > "/dev/stderr"
                 failed = 1; exit 1
             }
-            split(clauses[n], w, " "); unlike = value[w[1]] != value[asked]
+            unlike = clause_value[n] != value[asked]
             key = split_name SUBSEP n SUBSEP depth
             total[key]++; correct[key] += right
             if (unlike) { unlike_total[key]++; unlike_correct[key] += right }
@@ -54,7 +55,7 @@ tabulate() {
             if (split_name == "valid") {  # which clause each answer is the value of
                 if (n > longest_valid) longest_valid = n
                 said = $6 == answer(1) ? 1 : $6 == answer(-1) ? -1 : 0
-                for (i = 1; i <= n; i++) { split(clauses[i], w, " "); agrees[n, depth, i] += said == value[w[1]] }
+                for (i = 1; i <= n; i++) agrees[n, depth, i] += said == clause_value[i]
             }
         }
         function cells(counts, rights, s, n,   d, line) {
