@@ -39,6 +39,9 @@
 #              without the padding at 5,000 steps: ROOT/beyond/addition-reversed/coupled-5000.
 #              SEEDS (default 256788) adds seeds to the same tree, e.g. SEEDS=234054,146317
 #              TASKS=copy,scan,reverse for the paper's other two on three tasks
+#   chomsky    the paper's five PEs on the twelve Chomsky-hierarchy tasks beyond leaves out (TASKS
+#              to choose others), with beyond's budget and task flags, SEEDS (default 256788):
+#              ROOT/chomsky/TASK
 #   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
 #              (default copy, scan, reverse, addition), the paper's 3 seeds, with beyond's budget
 #              and task flags, to set beside beyond's runs of the same PEs: ROOT/sorted/TASK
@@ -57,7 +60,7 @@ task_flags() {
         ch_*) echo "--train-max 20 --test-max 50" ;;
     esac
 }
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|sorted [sweep options]" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted [sweep options]" >&2; exit 1; }
 root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
@@ -132,6 +135,18 @@ FACTORS
             fi
         done
         exit $status ;;
+    chomsky)
+        status=0
+        twelve=ch_even_pairs,ch_modular_arithmetic,ch_cycle_navigation,ch_stack_manipulation,ch_modular_arithmetic_brackets
+        twelve+=,ch_solve_equation,ch_missing_duplicate,ch_odds_first,ch_binary_addition,ch_binary_multiplication
+        twelve+=,ch_compute_sqrt,ch_bucket_sort
+        IFS=, read -ra tasks <<< "${TASKS:-$twelve}"
+        for task in "${tasks[@]}"; do
+            # shellcheck disable=SC2086  # the flags are words
+            dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --seeds "${SEEDS:-256788}" --no-report "$@" \
+                -- $budget $(task_flags "$task") || status=1
+        done
+        exit $status ;;
     sorted)
         status=0
         IFS=, read -ra tasks <<< "${TASKS:-copy,scan,reverse,addition}"
@@ -140,5 +155,5 @@ FACTORS
             dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" -- $budget $(task_flags "$task") --sort-pool 16 || status=1
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond sorted)" >&2; exit 1 ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted)" >&2; exit 1 ;;
 esac
