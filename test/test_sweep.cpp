@@ -202,6 +202,30 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
 }
 
+// dev/reproduce.sh's chomsky part lays out the twelve tasks beyond leaves out, each with the
+// paper's five PEs and beyond's budget and task flags (its Slurm dry run writes every grid's
+// runs.tsv and trains nothing); an unknown part is refused
+static void test_reproduce_lays_out_the_chomsky_part(void) {
+    std::string root = temp_dir();
+    Result r = shell("dev/reproduce.sh " + root + " chomsky --slurm --dry-run");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    const char* twelve[] = {"ch_even_pairs", "ch_modular_arithmetic", "ch_cycle_navigation", "ch_stack_manipulation",
+                            "ch_modular_arithmetic_brackets", "ch_solve_equation", "ch_missing_duplicate", "ch_odds_first",
+                            "ch_binary_addition", "ch_binary_multiplication", "ch_compute_sqrt", "ch_bucket_sort"};
+    for (const char* task : twelve) {
+        std::string runs = read_file(root + "/chomsky/" + task + "/runs.tsv");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(5, (int)lines(runs).size(), runs.c_str());
+        for (const char* pe : {"nope", "ape", "t5", "alibi", "rope"}) {
+            std::string run = std::string(task) + "-" + pe + "-s256788\t--task " + task + " --pe " + pe + " --seed 256788 " +
+                              "--model tiny --steps 1000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50\n";
+            TEST_ASSERT_MESSAGE(contains(runs, run), runs.c_str());
+        }
+    }
+    TEST_ASSERT_FALSE(exists(root + "/chomsky/ch_parity_check"));
+    TEST_ASSERT_FALSE(contains(r.out, "submitted"));
+    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted)"}});
+}
+
 // a NAME with a slash is a path from the directory dev/sweep.sh is called in, not from the
 // repository's
 static void test_a_relative_sweep_path_is_the_callers(void) {
@@ -707,6 +731,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
+    RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
