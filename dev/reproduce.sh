@@ -41,7 +41,9 @@
 #              TASKS=copy,scan,reverse for the paper's other two on three tasks
 #   chomsky    the paper's five PEs on the twelve Chomsky-hierarchy tasks beyond leaves out (TASKS
 #              to choose others), with beyond's budget and task flags, SEEDS (default 256788):
-#              ROOT/chomsky/TASK
+#              ROOT/chomsky/TASK; and the four with positions to draw again with
+#              --random-positions 256, as Ruoss et al. 2023 compared them on these tasks:
+#              ROOT/chomsky/TASK-random
 #   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
 #              (default copy, scan, reverse, addition), the paper's 3 seeds, with beyond's budget
 #              and task flags, to set beside beyond's runs of the same PEs: ROOT/sorted/TASK
@@ -145,6 +147,9 @@ FACTORS
             # shellcheck disable=SC2086  # the flags are words
             dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --seeds "${SEEDS:-256788}" --no-report "$@" \
                 -- $budget $(task_flags "$task") || status=1
+            # shellcheck disable=SC2086
+            dev/sweep.sh "$root/chomsky/$task-random" --tasks "$task" --pes ape,t5,alibi,rope --seeds "${SEEDS:-256788}" \
+                --no-report "$@" -- $budget $(task_flags "$task") --random-positions 256 || status=1
         done
         exit $status ;;
     sorted)

@@ -203,8 +203,9 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
 }
 
 // dev/reproduce.sh's chomsky part lays out the twelve tasks beyond leaves out, each with the
-// paper's five PEs and beyond's budget and task flags (its Slurm dry run writes every grid's
-// runs.tsv and trains nothing); an unknown part is refused
+// paper's five PEs and beyond's budget and task flags, and again with random positions for the
+// four that have positions (its Slurm dry run writes every grid's runs.tsv and trains nothing);
+// an unknown part is refused
 static void test_reproduce_lays_out_the_chomsky_part(void) {
     std::string root = temp_dir();
     Result r = shell("dev/reproduce.sh " + root + " chomsky --slurm --dry-run");
@@ -220,6 +221,11 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
                               "--model tiny --steps 1000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50\n";
             TEST_ASSERT_MESSAGE(contains(runs, run), runs.c_str());
         }
+        std::string random = read_file(root + "/chomsky/" + task + "-random/runs.tsv");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(4, (int)lines(random).size(), random.c_str());
+        std::string rope = std::string(task) + "-rope-s256788\t--task " + task + " --pe rope --seed 256788 --model tiny " +
+                           "--steps 1000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --random-positions 256\n";
+        TEST_ASSERT_MESSAGE(contains(random, rope) && !contains(random, "--pe nope"), random.c_str());
     }
     TEST_ASSERT_FALSE(exists(root + "/chomsky/ch_parity_check"));
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
