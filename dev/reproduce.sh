@@ -142,14 +142,15 @@ FACTORS
         twelve=ch_even_pairs,ch_modular_arithmetic,ch_cycle_navigation,ch_stack_manipulation,ch_modular_arithmetic_brackets
         twelve+=,ch_solve_equation,ch_missing_duplicate,ch_odds_first,ch_binary_addition,ch_binary_multiplication
         twelve+=,ch_compute_sqrt,ch_bucket_sort
+        seeds=${SEEDS:-256788}
         IFS=, read -ra tasks <<< "${TASKS:-$twelve}"
         for task in "${tasks[@]}"; do
+            flags=$(task_flags "$task")
             # shellcheck disable=SC2086  # the flags are words
-            dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --seeds "${SEEDS:-256788}" --no-report "$@" \
-                -- $budget $(task_flags "$task") || status=1
+            dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             # shellcheck disable=SC2086
-            dev/sweep.sh "$root/chomsky/$task-random" --tasks "$task" --pes ape,t5,alibi,rope --seeds "${SEEDS:-256788}" \
-                --no-report "$@" -- $budget $(task_flags "$task") --random-positions 256 || status=1
+            dev/sweep.sh "$root/chomsky/$task-random" --tasks "$task" --pes ape,t5,alibi,rope --seeds "$seeds" --no-report "$@" \
+                -- $budget $flags --random-positions 256 || status=1
         done
         exit $status ;;
     sorted)
