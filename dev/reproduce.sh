@@ -43,7 +43,9 @@
 #              to choose others), with beyond's budget and task flags, SEEDS (default 256788):
 #              ROOT/chomsky/TASK; and the four with positions to draw again with
 #              --random-positions 256, as Ruoss et al. 2023 compared them on these tasks:
-#              ROOT/chomsky/TASK-random
+#              ROOT/chomsky/TASK-random. PES and RANDOM_PES choose other PEs for the two (empty
+#              RANDOM_PES: none), e.g. PES=ape_learned,xpos,kerple_log,kerple_power,fire,cope
+#              RANDOM_PES= for the later PEs beside the paper's in the same trees
 #   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
 #              (default copy, scan, reverse, addition), the paper's 3 seeds, with beyond's budget
 #              and task flags, to set beside beyond's runs of the same PEs: ROOT/sorted/TASK
@@ -86,7 +88,7 @@ FACTORS
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
         long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"
-        seeds=${SEEDS:-256788}
+        seeds=${SEEDS:-256788} pes=${PES:-nope,ape,t5,alibi,rope} random_pes=${RANDOM_PES-ape,t5,alibi,rope}
         beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
@@ -142,14 +144,15 @@ FACTORS
         twelve=ch_even_pairs,ch_modular_arithmetic,ch_cycle_navigation,ch_stack_manipulation,ch_modular_arithmetic_brackets
         twelve+=,ch_solve_equation,ch_missing_duplicate,ch_odds_first,ch_binary_addition,ch_binary_multiplication
         twelve+=,ch_compute_sqrt,ch_bucket_sort
-        seeds=${SEEDS:-256788}
+        seeds=${SEEDS:-256788} pes=${PES:-nope,ape,t5,alibi,rope} random_pes=${RANDOM_PES-ape,t5,alibi,rope}
         IFS=, read -ra tasks <<< "${TASKS:-$twelve}"
         for task in "${tasks[@]}"; do
             flags=$(task_flags "$task")
             # shellcheck disable=SC2086  # the flags are words
-            dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
+            dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
+            [ -n "$random_pes" ] || continue
             # shellcheck disable=SC2086
-            dev/sweep.sh "$root/chomsky/$task-random" --tasks "$task" --pes ape,t5,alibi,rope --seeds "$seeds" --no-report "$@" \
+            dev/sweep.sh "$root/chomsky/$task-random" --tasks "$task" --pes "$random_pes" --seeds "$seeds" --no-report "$@" \
                 -- $budget $flags --random-positions 256 || status=1
         done
         exit $status ;;

@@ -229,6 +229,15 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     }
     TEST_ASSERT_FALSE(exists(root + "/chomsky/ch_parity_check"));
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
+    // PES and RANDOM_PES choose the PEs: the later ones beside the paper's, and no random runs
+    std::string later = temp_dir();
+    r = shell("PES=fire,cope RANDOM_PES= TASKS=ch_bucket_sort dev/reproduce.sh " + later + " chomsky --slurm --dry-run");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string runs = read_file(later + "/chomsky/ch_bucket_sort/runs.tsv");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(2, (int)lines(runs).size(), runs.c_str());
+    TEST_ASSERT_MESSAGE(contains(runs, "ch_bucket_sort-cope-s256788\t--task ch_bucket_sort --pe cope --seed 256788 --model tiny"), runs.c_str());
+    TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_bucket_sort-random"));
+    TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_even_pairs"));
     assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted)"}});
 }
 
