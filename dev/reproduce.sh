@@ -88,7 +88,7 @@ FACTORS
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
         long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"
-        seeds=${SEEDS:-256788} pes=${PES:-nope,ape,t5,alibi,rope} random_pes=${RANDOM_PES-ape,t5,alibi,rope}
+        seeds=${SEEDS:-256788}
         beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
