@@ -17,7 +17,8 @@ NVCCFLAGS ?= -O3
 
 HEADERS = common.h tasks.h chomsky.h pe.h model.h report.h analysis.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
-TESTS = test/test_tasks test/test_scratchpad test/test_pe test/test_model test/test_train test/test_cli test/test_flags test/test_fuzz_corpus test/test_theorem test/test_analysis test/test_report test/test_sweep
+# the longest first, so that `make test` starts them first
+TESTS = test/test_sweep test/test_model test/test_train test/test_tasks test/test_flags test/test_cli test/test_scratchpad test/test_theorem test/test_analysis test/test_pe test/test_fuzz_corpus test/test_report
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
 DEV_TOOLS = dev/report dev/t5_table dev/attention dev/table_extend
 
@@ -71,14 +72,22 @@ test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.
 test/test_report: test/test_report.cpp test/unity.h dev/report.cpp $(REPORT_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-# Builds all of `make` on every core (each test program compiles train.cu: most of a fresh
-# `make test`'s time; the tools and dev/cuda benchmarks too, so one that no longer compiles fails
-# it), then runs every test program, one at a time, even when one fails; the exit status says
-# whether all passed.
+# Builds all of `make` (the tools and dev/cuda benchmarks too, so one that no longer compiles
+# fails it) and runs every test program, as many jobs at a time as there are cores: a test starts
+# once its program, ./train and the dev/ tools it runs are built, so tests run while the rest
+# compiles (each test program compiles train.cu, most of a fresh build's time). Every program
+# runs even when one fails (-k), its output kept in one block (-O); the exit status says whether
+# all passed. A test program runs on one OpenMP thread: its models are a few hundred numbers, on
+# which threads cost more than they compute, and two side by side must not spin against each
+# other; the tests of threading set their own counts. It runs as if started by hand, without
+# this make's jobserver in its environment (test_cli runs make).
 BUILD_JOBS ?= $(shell nproc 2> /dev/null || echo 1)
+TEST_RUNS = $(addprefix run/,$(TESTS))
+.PHONY: $(TEST_RUNS)
 test:
-	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all
-	@status=0; for t in $(TESTS); do echo "== $$t"; ./$$t || status=1; done; exit $$status
+	@$(MAKE) --no-print-directory -k -O -j$(BUILD_JOBS) all $(TEST_RUNS)
+$(TEST_RUNS): run/%: % train $(DEV_TOOLS)
+	@echo "== $*"; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL OMP_NUM_THREADS=1 ./$*
 
 # The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails
 # the test that caused it), in a copy of the sources under build/sanitize so the normal binaries

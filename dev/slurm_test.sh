@@ -150,7 +150,7 @@ MailProg=/bin/true
 InactiveLimit=0
 KillWait=5
 MinJobAge=600
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) RealMemory=1000 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$tmp/slurm.conf

@@ -36,7 +36,7 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 die() { echo "sweep.sh: $*" >&2; exit 1; }
-cores=$(nproc)
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the cores, not OpenMP's settings (nproc reads both)
 
 # ---------------------------------------------------------------------------------------------
 # one run of the grid: line INDEX (0-based) of ROOT/runs.tsv; what local workers and Slurm array
