@@ -1,8 +1,9 @@
 # dev/decoding.sh: sourced (not run) by the tools that read a model's greedy decodings,
-# dev/parity_counts.sh, dev/answer_lengths.sh, dev/first_error.sh, dev/sort_misses.sh,
-# dev/sum_answers.sh, dev/shuffle_answers.sh and dev/lego_depths.sh: their options, each
-# source's decoding and its examples, written once. They run from anywhere: run directories and
-# decodings are named from where the tool was called, and ./train is the one of this repository.
+# dev/parity_counts.sh, dev/answer_lengths.sh, dev/first_error.sh, dev/scratchpad_steps.sh,
+# dev/sort_misses.sh, dev/sum_answers.sh, dev/shuffle_answers.sh and dev/lego_depths.sh: their
+# options, each source's decoding and its examples, written once. They run from anywhere: run
+# directories and decodings are named from where the tool was called, and ./train is the one of
+# this repository.
 #
 #   parse_decoding_options TOOL "$@"   sets `examples` (--examples N, default 2000), `threads`
 #                                      (--threads N, for ./train) and `sources` (the rest, at

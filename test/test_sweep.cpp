@@ -4,9 +4,9 @@
 // Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
 // whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
-// cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's, dev/sort_misses.sh's
-// and dev/sum_answers.sh's tables on decodings with known lengths, errors, misses, windows and
-// offsets; dev/shuffle_answers.sh on two short sum runs;
+// cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's,
+// dev/scratchpad_steps.sh's, dev/sort_misses.sh's and dev/sum_answers.sh's tables on decodings
+// with known lengths, errors, scratchpad steps, misses, windows and offsets; dev/shuffle_answers.sh on two short sum runs;
 // dev/t5_clamp.sh on a T5 run's model; dev/analyses.sh and dev/cope_inside.sh on short runs.
 #include <algorithm>
 #include <cstdio>
@@ -422,6 +422,64 @@ static void test_first_error_places_the_first_wrong_word(void) {
     assert_refusals("dev/first_error.sh", cases);
 }
 
+// dev/scratchpad_steps.sh on a saved decoding with the full scratchpad: sum at test length 4, one
+// example right and six wrong in known places (each its own step and part, or only in the
+// answer); the share of wrong answers and of wrong scratchpads apart; and a parity example wrong
+// in its list of remaining bits
+static void test_scratchpad_steps_places_the_first_wrong_step_and_part(void) {
+    const std::string steps[] = {"in 5 comp 5 + sum = 5 + 0 = out 5 [ sum: 5 = 5 ] re 5 + 6 + 1",
+                                 "in 5 comp 5 + sum = 5 + 5 = out 1 0 [ sum: 1 0 = 0 ] re 6 + 1",
+                                 "in 6 comp 6 + sum = 6 + 0 = out 6 [ sum: 6 = 6 ] re 1", "in 1 comp 1 + sum = 1 + 6 = out 7 [ sum: 7 = 7 ] re"};
+    auto target = [](std::vector<std::string> written, const char* answer) {
+        std::string out = "Thinking step by step: " + written[0];
+        for (size_t i = 1; i < written.size(); i++) out += " # " + written[i];
+        return out + " . Thus, The answer is " + answer + " .";
+    };
+    auto replaced = [](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+    std::string gold = target({steps[0], steps[1], steps[2], steps[3]}, "7");
+    const std::pair<const char*, std::string> outputs[] = {
+        {"right", gold},
+        {"wrong", target({steps[0], steps[1]}, "0")},                                                     // stops early: step 3, '#'
+        {"right", target({steps[0], replaced(steps[1], "re 6 + 1", "re 6 + 6"), steps[2], steps[3]}, "7")},  // step 2, re
+        {"right", target({replaced(steps[0], "= 5 ]", "= 6 ]"), steps[1], steps[2], steps[3]}, "7")},        // step 1, vars
+        {"wrong", target({steps[0], steps[1], steps[2], steps[3], "in 1 comp 1 + sum = 1 + 7 = out 8 [ sum: 8 = 8 ] re"}, "8")},  // step 5, '.'
+        {"wrong", target({steps[0], steps[1], steps[2], steps[3]}, "8")},                                 // only the answer
+        {"wrong", replaced(gold, "step by step", "step step")},                                           // step 0, preamble
+    };
+    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::ofstream decoding(path);
+    decoding << "greedy decoding (KV cache) of the first 7 examples of each split:\n"
+             << "[right] valid (length 1, scratchpad right)\n  prompt: Compute: 3 . [SEP]\n"
+             << "  gold:   " << target({"in 3 comp 3 + sum = 3 + 0 = out 3 [ sum: 3 = 3 ] re"}, "3") << "\n"
+             << "  model:  " << target({"in 3 comp 3 + sum = 3 + 0 = out 3 [ sum: 3 = 3 ] re"}, "3") << "\n";
+    // parity's remaining input is a list in brackets: a `[` that opens no `name:` stays in `re`
+    const std::string parity = "Thinking step by step: in 1 comp 1 ** par = 1 ** 0 out 1 [ par: 1 ] re [ 0 ] # "
+                               "in 0 comp 0 ** par = 0 ** 1 out 1 [ par: 1 ] re [ ] . Thus, The answer is No .";
+    decoding << "[right] valid (length 2)\n  prompt: Is the number of 1's even in the sequence [ 1 , 0 ] ?\n  gold:   " << parity
+             << "\n  model:  " << replaced(parity, "re [ 0 ]", "re [ 1 ]") << "\n";
+    for (const auto& [tag, said] : outputs)
+        decoding << "[" << tag << "] test (length 4)\n  prompt: Compute: 5 + 5 + 6 + 1 . [SEP]\n  gold:   " << gold << "\n  model:  " << said << "\n";
+    decoding.close();
+    Result r = shell_in(dir, "dev/scratchpad_steps.sh decoding.txt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  split  length examples answer  steps  wrong; the first wrong word of the steps: at step | in part\n"
+                                        "  valid       1        1   0.00   0.00  - | -\n"
+                                        "  valid       2        1   0.00   1.00  1:1.00 | re:1.00\n"
+                                        "  test        4        7   0.57   0.71  0:0.20 1:0.20 2:0.20 3:0.20 5:0.20 | "
+                                        "preamble:0.20 vars:0.20 re:0.20 #:0.20 .:0.20\n"),
+                        r.out.c_str());
+    std::string plain = dir + "/plain.txt", empty = dir + "/empty.txt";
+    std::ofstream(plain) << "[right] test (length 2)\n  prompt: Copy : a a [SEP]\n  gold:   a a\n  model:  a a\n";
+    std::ofstream(empty) << "valid accuracy 1.0\n";
+    const std::string cases[][2] = {
+        {plain, "targets have no scratchpad (no Thus,)"},
+        {empty, "holds no decoded example"},
+        {dir + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {"", "usage: dev/scratchpad_steps.sh"},
+    };
+    assert_refusals("dev/scratchpad_steps.sh", cases);
+}
+
 // a decoded sort example: "[TAG] SPLIT (length N)" and its lines, the model's list closed unless
 // it ran out without an <eos>
 static std::string sort_example(const char* tag, const char* split, const std::string& prompt, const std::string& gold,
@@ -754,6 +812,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_analyses_dump_every_model_and_compare_them);
     RUN_TEST(test_cope_inside_looks_at_the_models_there_are);
     RUN_TEST(test_first_error_places_the_first_wrong_word);
+    RUN_TEST(test_scratchpad_steps_places_the_first_wrong_step_and_part);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_sum_answers_tabulates_windows_and_offsets);
     RUN_TEST(test_lego_depths_tabulates_by_depth_asked);
