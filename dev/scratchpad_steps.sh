@@ -43,14 +43,14 @@ tabulate() {
             # gold word k lies in the part its last marker (up to k) opened, in step 1 + the
             # steps ended before it; a gap between steps (or after the last) opens the next step
             gap = k > g_end || gold[k] == "#" || gold[k] == "."
-            step = gap; part = ""
+            ended = 0; part = ""
             for (i = 1; i <= k && i <= g_end; i++) {
-                if (gold[i] == "#" && i < k) step++
+                if (gold[i] == "#" && i < k) ended++
                 if (gold[i] == "in" || gold[i] == "comp" || gold[i] == "out" || gold[i] == "re") part = gold[i]
                 else if (gold[i] == "[" && gold[i + 1] ~ /:$/) part = "vars"
             }
             if (part == "") { step = 0; part = "preamble" }
-            else step++
+            else step = 1 + ended + gap
             if (gap) part = k > g_end ? "." : gold[k]
             at_step[key, step]++; in_part[key, part]++
             if (step > last[key]) last[key] = step
