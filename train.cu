@@ -87,7 +87,7 @@ struct RunConfig {
     std::string resume, load, dump_state, dump_attention;
     int dump_per_length = 10;  // the paper's §5.2 took 10 examples of every length
     int sample = 0, threads = 0;
-    bool bench = false, force = false, skip_nonfinite = false;
+    bool bench = false, force = false, skip_nonfinite = false, check = false;
     int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
     std::string device = "auto";   // auto: the GPU when there is one
     std::string precision = "tf32";
@@ -185,6 +185,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
         {"--force", FLAG_SWITCH, &c->force, false, TRAIN | LOAD, "replace the earlier run in the run directory (without it, that is an error)"},
+        {"--check", FLAG_SWITCH, &c->check, false, TRAIN, "check the flags, make the data and stop: no training, no file written"},
         {"--resume", FLAG_STRING, &c->resume, false, RESUME, "continue the run in this directory from its state.bin"},
         {"--load", FLAG_STRING, &c->load, false, LOAD, "evaluate this checkpoint (model.bin or state.bin) again"},
         {"--sample", FLAG_INT, &c->sample, false, TRAIN | RESUME | LOAD, "after evaluating, decode N valid and N test examples greedily"},
@@ -228,14 +229,18 @@ static void parse_value(const Flag& flag, const char* text) {
     }
 }
 
+static const Flag* find_flag(const std::vector<Flag>& flags, const char* name) {
+    for (const Flag& f : flags)
+        if (strcmp(name, f.name) == 0) return &f;
+    return nullptr;
+}
+
 // returns the flags that were given
 static std::set<std::string> parse_flags(int argc, char** argv, RunConfig* c) {
     std::vector<Flag> flags = flag_table(c);
     std::set<std::string> given;
     for (int i = 1; i < argc; i++) {
-        const Flag* flag = nullptr;
-        for (const Flag& f : flags)
-            if (strcmp(argv[i], f.name) == 0) flag = &f;
+        const Flag* flag = find_flag(flags, argv[i]);
         if (!flag) fail("unknown flag '%s' (valid: %s)", argv[i], names_of(flags).c_str());
         if (!given.insert(flag->name).second) fail("%s is given twice", flag->name);
         if (flag->type == FLAG_SWITCH) {
@@ -243,6 +248,9 @@ static std::set<std::string> parse_flags(int argc, char** argv, RunConfig* c) {
             continue;
         }
         if (i + 1 >= argc) fail("%s needs a value", flag->name);
+        // `--out --force` would otherwise make a run directory named --force, and `--pe --steps
+        // 10` would blame the 10: a value that is a flag's name is a forgotten value
+        if (find_flag(flags, argv[i + 1])) fail("%s needs a value, got the flag %s", flag->name, argv[i + 1]);
         parse_value(*flag, argv[++i]);
     }
     return given;
@@ -409,7 +417,8 @@ static void resolve_config(RunConfig* c) {
     if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
     if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
 #ifdef __CUDACC__
-    if (c->device == "gpu" && !gpu_present()) fail("--device gpu: no CUDA device is visible");
+    // (a check may run where the runs will not: on a cluster's login node, say)
+    if (c->device == "gpu" && !gpu_present() && !c->check) fail("--device gpu: no CUDA device is visible");
     if (c->device == "gpu" && !gpu_lacks(*c).empty()) fail("--device gpu: %s has no GPU kernels yet (--device cpu runs it)", gpu_lacks(*c).c_str());
 #else
     if (c->device == "gpu") fail("--device gpu: this build has no GPU path (nvcc was not on the PATH when it was built)");
@@ -1341,8 +1350,9 @@ static void print_samples_of(Run* r) {
     print_samples(r, test_split(*r), "test", r->config->sample);
 }
 
-// Builds the data and the model a configuration describes (parameters from --seed).
-static void build(Run* r) {
+// Makes the data a configuration describes, checks what only the data can tell, and returns
+// the model that fits it.
+static ModelConfig build_data(Run* r) {
     RunConfig& c = *r->config;
     auto start = std::chrono::steady_clock::now();
     r->data = make_dataset(find_task(c.task), c.data);
@@ -1364,13 +1374,24 @@ static void build(Run* r) {
     describe(*r, "%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
              c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
              r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
-    make_model(r, mc);
-    if (c.abacus || c.position_coupling) r->model.is_digit = is_digit;
+    return mc;
+}
+
+static void describe_model(const Run& r, const ModelConfig& mc) {
+    const RunConfig& c = *r.config;
     // --rope-frac is rounded down to whole pairs: the line says what is rotated
     std::string pe = c.pe;
     if (pe_rotates(mc.pe)) pe += " (rotating " + std::to_string(rope_dims(mc.HS(), mc.rope_frac)) + " of " + std::to_string(mc.HS()) + " dims a head)";
-    describe(*r, "model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
-             c.heads, c.d_ff, pe.c_str(), r->model.layout.total);
+    describe(r, "model: %s, %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n", c.model.c_str(), c.layers, c.d_model,
+             c.heads, c.d_ff, pe.c_str(), make_layout(mc).total);
+}
+
+// Builds the data and the model a configuration describes (parameters from --seed).
+static void build(Run* r) {
+    ModelConfig mc = build_data(r);
+    make_model(r, mc);
+    if (mc.abacus || mc.position_coupling) r->model.is_digit = r->data.vocab.is_digit;
+    describe_model(*r, mc);
 }
 
 // The files a run writes in its directory (README, "The run directory").
@@ -1408,6 +1429,12 @@ static void clear_for_new_run(const std::string& dir) {
         if (remove(path.c_str()) != 0) fail("can not remove %s: %s", path.c_str(), strerror(errno));
 }
 
+static std::string run_dir(const RunConfig& c) {
+    if (!c.resume.empty()) return c.resume;
+    if (!c.out.empty()) return c.out;
+    return "runs/" + c.task + "-" + c.pe + "-" + c.model + "-s" + std::to_string(c.seed);
+}
+
 // Everything before the first step: settings (a resumed run's come from its state.bin), the
 // run directory, data, model (and a resumed run's parameters and AdamW state), config.json.
 static void prepare_run(Run* r) {
@@ -1422,7 +1449,7 @@ static void prepare_run(Run* r) {
         c->model = header_preset(state);
     }
     resolve_config(c);
-    r->dir = !c->resume.empty() ? c->resume : !c->out.empty() ? c->out : "runs/" + c->task + "-" + c->pe + "-" + c->model + "-s" + std::to_string(c->seed);
+    r->dir = run_dir(*c);
     if (c->resume.empty()) check_new_run(r->dir, c->force);
     build(r);
     make_directory(r->dir);
@@ -1447,7 +1474,22 @@ static void finish_run(Run* r) {
     print_samples_of(r);
 }
 
+// --check: everything before the run directory is made, but the model's memory, which depends
+// on the machine (a sweep checks its runs on the machine that submits them, not where they run)
+static void check_run(RunConfig* c) {
+    Run r(c);
+    resolve_config(c);
+    r.dir = run_dir(*c);
+    check_new_run(r.dir, c->force);
+    ModelConfig mc = build_data(&r);
+    validate_model_config(mc);
+    describe_model(r, mc);
+    printf("check: the flags and the data are good; nothing was trained or written (%s would be the run directory; the model's "
+           "memory is checked when it runs)\n", r.dir.c_str());
+}
+
 static void run_training(RunConfig* c) {
+    if (c->check) return check_run(c);
     Run r(c);
     prepare_run(&r);
     train(&r, INT_MAX);

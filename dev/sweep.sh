@@ -25,7 +25,9 @@
 #
 # Re-running the same command skips runs that finished (results.json), resumes runs that were
 # interrupted after a checkpoint (state.bin: --resume continues bit for bit) and starts the rest
-# afresh. A failed run is reported at the end and does not stop the others.
+# afresh. Before any run starts, each new one is checked (./train --check): flags or data that
+# a run would refuse stop the sweep with one line. A run that fails later (diverges, say) is
+# reported at the end and does not stop the others.
 #
 # Several runs on one CPU must divide its cores: OpenMP threads that outnumber the cores spin
 # against each other (three 2-thread runs on 2 cores each ran 11x slower than one alone), so
@@ -119,7 +121,7 @@ case $device in auto | cpu | gpu) ;; *) die "unknown device '$device' (valid: au
 [ $dry_run -eq 0 ] || [ $slurm -eq 1 ] || die "--dry-run goes with --slurm"
 for flag in "${extra[@]}"; do
     case $flag in
-        --task | --pe | --seed | --out | --resume | --load | --threads | --device) die "$flag is set by the sweep; use its own options" ;;
+        --task | --pe | --seed | --out | --resume | --load | --threads | --device | --check) die "$flag is set by the sweep; use its own options" ;;
         *" "*) die "'$flag': a flag value with spaces can not be passed through a sweep" ;;
     esac
 done
@@ -159,7 +161,34 @@ write_grid() {
     done
 }
 
+# Every run that would start afresh (neither finished nor interrupted) is first checked by
+# ./train --check, as many at a time as there are cores: flags or data that a run would refuse
+# stop the sweep with one line, before any run starts or runs.tsv records a run that can not.
+check_new_runs() {
+    local checks count=0 running=0 name args why k
+    checks=$(mktemp -d) || die "can not make a temporary directory"
+    while IFS=$'\t' read -r name args; do
+        if [ -f "$root/$name/results.json" ] || [ -f "$root/$name/state.bin" ]; then continue; fi
+        # --out names a directory that is never made (a check writes nothing) and holds no
+        # earlier run (the partial one a killed run may leave is removed before it starts again)
+        # shellcheck disable=SC2086
+        { ./train $args --out "$checks/$name" --check --threads 1 --device "$device" > /dev/null 2> "$checks/$count.err" ||
+            echo "$name" > "$checks/$count.failed"; } &
+        count=$((count + 1)) running=$((running + 1))
+        if [ $running -ge "$cores" ]; then wait -n; running=$((running - 1)); fi
+    done < <(write_grid)
+    wait
+    for ((k = 0; k < count; k++)); do
+        [ -f "$checks/$k.failed" ] || continue
+        name=$(cat "$checks/$k.failed") why=$(head -n 1 "$checks/$k.err")
+        rm -rf "$checks"
+        die "$name can not start: ${why#train: error: }"
+    done
+    rm -rf "$checks"
+}
+
 [ -x ./train ] || die "./train is not built: run make first"
+check_new_runs
 mkdir -p "$root/logs" || die "can not create $root"
 # A sweep grows: runs new to runs.tsv are appended (lines never move, so a Slurm array that is
 # still running reads the same runs), and this command runs its own grid's lines.

@@ -163,6 +163,22 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     problem = error_problem(train(small + " --random-positions 5 --force --out " + dir), "--random-positions 5 is below the longest sequence");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
     TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));
+    // --check: the same refusals (the earlier run, the data's), and where a run would start, the
+    // data and model lines it would print, with no file written or removed
+    problem = error_problem(train(small + " --check --out " + dir), "holds an earlier run: --resume " + dir + " continues it");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    problem = error_problem(train(small + " --random-positions 5 --check --out " + dir + "-new"), "--random-positions 5 is below the longest sequence");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    for (const std::string& out : {dir + " --force", dir + "-new"}) {
+        Result checked = train(small + " --check --out " + out);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, checked.status, checked.err.c_str());
+        std::string model_line = r.out.substr(r.out.find("model: "), r.out.find('\n', r.out.find("model: ")) - r.out.find("model: "));
+        TEST_ASSERT_MESSAGE(checked.out.find(model_line) != std::string::npos && checked.out.find("copy_cmc: 64 train, 16 valid, 16 test") != std::string::npos,
+                            checked.out.c_str());
+        TEST_ASSERT_MESSAGE(checked.out.find("check: the flags and the data are good; nothing was trained or written") != std::string::npos, checked.out.c_str());
+    }
+    TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));
+    TEST_ASSERT_MESSAGE(access((dir + "-new").c_str(), F_OK) != 0, "--check made the run directory");
 
     Result loaded = train("--load " + dir + "/model.bin --device cpu");  // wherever it was trained
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, loaded.status, loaded.err.c_str());

@@ -117,6 +117,7 @@ static void test_every_flag_refuses_values_its_type_can_not_hold(void) {
             continue;
         }
         cases.push_back({f.name, name, name + " needs a value"});
+        cases.push_back({f.name, name + " --help", name + " needs a value, got the flag --help"});
         if (f.type == FLAG_STRING) {
             cases.push_back({f.name, name + " ''", name + " needs a value, got an empty string"});
             continue;

@@ -1,8 +1,9 @@
 // Tests of dev/sweep.sh as a user runs it (./train and dev/report must be built): a short grid
 // finishes, is reported and merged, is skipped when run again and resumed when interrupted; a
-// failed run is named and does not stop the others; the cores are never oversubscribed; the
-// Slurm script asks for what the runs need; and, where Slurm is installed or installable, the
-// whole sweep runs as a job array on a private one-node cluster (dev/slurm_test.sh). And
+// run that can not start stops the sweep before any run; a failed run is named and does not
+// stop the others; the cores are never oversubscribed; the Slurm script asks for what the runs
+// need; and, where Slurm is installed or installable, the whole sweep runs as a job array on a
+// private one-node cluster (dev/slurm_test.sh). And
 // dev/parity_counts.sh, which reads a sweep's parity runs: its table on a decoding with known
 // cells, and on a run's model; dev/answer_lengths.sh's, dev/first_error.sh's,
 // dev/scratchpad_steps.sh's, dev/sort_misses.sh's and dev/sum_answers.sh's tables on decodings
@@ -124,13 +125,28 @@ static void test_an_interrupted_grid_resumes_and_restarts_its_runs(void) {
     TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json") && exists(root + "/copy-alibi-s7/results.json"));
 }
 
+// a run that fails once it has started (here it diverges: its flags pass the check)
 static void test_a_failed_run_is_named_and_the_others_finish(void) {
     std::string root = temp_dir() + "/failing";
-    Result r = shell("dev/sweep.sh " + root + " --tasks nosuch,copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    Result r = shell("dev/sweep.sh " + root + " --pes nope --seeds 7 --vary --lr 1000,0.003 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(r.out, "nosuch-nope-s7: FAILED: train: error: unknown task 'nosuch'"), r.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(r.out, "failed: nosuch-nope-s7"), r.out.c_str());
-    TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json"));
+    TEST_ASSERT_MESSAGE(contains(r.out, "copy-nope-s7-lr1000: FAILED: train: error: step ") && contains(r.out, ": not finite ("), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "failed: copy-nope-s7-lr1000 "), r.out.c_str());
+    TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7-lr0.003/results.json"));
+}
+
+// flags or data that a run would refuse (./train --check) stop the sweep before any run starts,
+// with one line, and leave nothing behind: no run, and no line in runs.tsv that the mended
+// command would find in the way
+static void test_a_run_that_can_not_start_stops_the_sweep_before_any_run(void) {
+    std::string root = temp_dir() + "/refused";
+    const std::string cases[][2] = {
+        {"--tasks copy,nosuch --pes nope" + SHORT_RUNS, "sweep.sh: nosuch-nope-s7 can not start: unknown task 'nosuch'"},
+        // refused only once the data is made: the check makes it
+        {"--pes ape --vary --random-positions 0,5" + SHORT_RUNS, "sweep.sh: copy-ape-s7-random-positions5 can not start: --random-positions 5 is below the longest"},
+    };
+    assert_refusals("dev/sweep.sh " + root + " --seeds 7 --threads 1 --device cpu --no-report", cases);
+    TEST_ASSERT_MESSAGE(!exists(root), root.c_str());
 }
 
 // a finished run's progress line gives its test accuracy rounded to 3 places: a parity run with 3
@@ -799,6 +815,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_grid_runs_reports_and_is_skipped_when_run_again);
     RUN_TEST(test_an_interrupted_grid_resumes_and_restarts_its_runs);
     RUN_TEST(test_a_failed_run_is_named_and_the_others_finish);
+    RUN_TEST(test_a_run_that_can_not_start_stops_the_sweep_before_any_run);
     RUN_TEST(test_a_finished_run_shows_its_test_accuracy_rounded);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
