@@ -181,6 +181,7 @@ check_new_runs() {
     for ((k = 0; k < count; k++)); do
         [ -f "$checks/$k.failed" ] || continue
         name=$(cat "$checks/$k.failed") why=$(head -n 1 "$checks/$k.err")
+        why=${why:-./train --check failed and said nothing}
         rm -rf "$checks"
         die "$name can not start: ${why#train: error: }"
     done
