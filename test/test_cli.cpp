@@ -169,10 +169,11 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
     problem = error_problem(train(small + " --random-positions 5 --check --out " + dir + "-new"), "--random-positions 5 is below the longest sequence");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    size_t model_at = r.out.find("model: ");
+    std::string model_line = r.out.substr(model_at, r.out.find('\n', model_at) - model_at);
     for (const std::string& out : {dir + " --force", dir + "-new"}) {
         Result checked = train(small + " --check --out " + out);
         TEST_ASSERT_EQUAL_INT_MESSAGE(0, checked.status, checked.err.c_str());
-        std::string model_line = r.out.substr(r.out.find("model: "), r.out.find('\n', r.out.find("model: ")) - r.out.find("model: "));
         TEST_ASSERT_MESSAGE(checked.out.find(model_line) != std::string::npos && checked.out.find("copy_cmc: 64 train, 16 valid, 16 test") != std::string::npos,
                             checked.out.c_str());
         TEST_ASSERT_MESSAGE(checked.out.find("check: the flags and the data are good; nothing was trained or written") != std::string::npos, checked.out.c_str());
