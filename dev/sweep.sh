@@ -168,6 +168,7 @@ check_new_runs() {
     local checks count=0 running=0 name args why k
     checks=$(mktemp -d) || die "can not make a temporary directory"
     while IFS=$'\t' read -r name args; do
+        [ -n "$name" ] || continue  # (a grid of no runs is one empty line)
         if [ -f "$root/$name/results.json" ] || [ -f "$root/$name/state.bin" ]; then continue; fi
         # --out names a directory that is never made (a check writes nothing) and holds no
         # earlier run (the partial one a killed run may leave is removed before it starts again)
@@ -176,7 +177,7 @@ check_new_runs() {
             echo "$name" > "$checks/$count.failed"; } &
         count=$((count + 1)) running=$((running + 1))
         if [ $running -ge "$cores" ]; then wait -n; running=$((running - 1)); fi
-    done < <(write_grid)
+    done <<< "$grid"
     wait
     for ((k = 0; k < count; k++)); do
         [ -f "$checks/$k.failed" ] || continue
@@ -189,6 +190,7 @@ check_new_runs() {
 }
 
 [ -x ./train ] || die "./train is not built: run make first"
+grid=$(write_grid)  # for the checks, then runs.tsv
 check_new_runs
 mkdir -p "$root/logs" || die "can not create $root"
 # A sweep grows: runs new to runs.tsv are appended (lines never move, so a Slurm array that is
@@ -196,6 +198,7 @@ mkdir -p "$root/logs" || die "can not create $root"
 touch "$root/runs.tsv"
 indices=()
 while IFS= read -r line; do
+    [ -n "$line" ] || continue
     index=$(grep -nxF -- "$line" "$root/runs.tsv" | head -n 1 | cut -d: -f1)
     if [ -z "$index" ]; then
         grep -q "^${line%%$'\t'*}"$'\t' "$root/runs.tsv" && die "$root already has a run ${line%%$'\t'*} with other flags: choose another sweep name"
@@ -203,7 +206,7 @@ while IFS= read -r line; do
         index=$(wc -l < "$root/runs.tsv")
     fi
     indices+=($((index - 1)))
-done < <(write_grid)
+done <<< "$grid"
 total=${#indices[@]}
 
 if [ -z "$threads" ]; then  # a cluster node's cores are not this machine's: ask for two there
@@ -287,8 +290,11 @@ finished() {  # INDEX STATUS OUTPUT
 
 wait_for_one() {
     local pid status
-    wait -n -p pid
-    status=$?
+    # `wait -n` may also name a check's process (check_new_runs), which bash remembers after
+    # `wait` reaped it: only a run's counts
+    while wait -n -p pid; status=$?; [ -z "${run_of_pid[${pid:-none}]+set}" ]; do
+        [ -n "${pid:-}" ] || die "lost track of the runs: wait -n names no process"
+    done
     local index=${run_of_pid[$pid]}
     finished "$index" $status "$(tail -n 1 "$root/logs/.status-$index")"
     rm -f "$root/logs/.status-$index"
