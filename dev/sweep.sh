@@ -290,8 +290,8 @@ finished() {  # INDEX STATUS OUTPUT
 
 wait_for_one() {
     local pid status
-    # `wait -n` may also name a check's process (check_new_runs), which bash remembers after
-    # `wait` reaped it: only a run's counts
+    # `wait -n` has been seen to name a process that is no run (one of check_new_runs' checks,
+    # though its `wait` had reaped them all): only a run's counts
     while wait -n -p pid; status=$?; [ -z "${run_of_pid[${pid:-none}]+set}" ]; do
         [ -n "${pid:-}" ] || die "lost track of the runs: wait -n names no process"
     done
