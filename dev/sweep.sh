@@ -164,7 +164,9 @@ write_grid() {
 # Every run that would start afresh (neither finished nor interrupted) is first checked by
 # ./train --check, as many at a time as there are cores: flags or data that a run would refuse
 # stop the sweep with one line, before any run starts or runs.tsv records a run that can not.
-check_new_runs() {
+# It runs in a subshell, whose jobs the checks are: the runs' loop below, waiting with `wait -n`
+# for its runs, must never be told of a check (as it once was, when they shared this shell).
+check_new_runs() (
     local checks count=0 running=0 name args why k
     checks=$(mktemp -d) || die "can not make a temporary directory"
     while IFS=$'\t' read -r name args; do
@@ -187,11 +189,11 @@ check_new_runs() {
         die "$name can not start: ${why#train: error: }"
     done
     rm -rf "$checks"
-}
+)
 
 [ -x ./train ] || die "./train is not built: run make first"
 grid=$(write_grid)  # for the checks, then runs.tsv
-check_new_runs
+check_new_runs || exit 1
 mkdir -p "$root/logs" || die "can not create $root"
 # A sweep grows: runs new to runs.tsv are appended (lines never move, so a Slurm array that is
 # still running reads the same runs), and this command runs its own grid's lines.
@@ -290,11 +292,8 @@ finished() {  # INDEX STATUS OUTPUT
 
 wait_for_one() {
     local pid status
-    # `wait -n` has been seen to name a process that is no run (one of check_new_runs' checks,
-    # though its `wait` had reaped them all): only a run's counts
-    while wait -n -p pid; status=$?; [ -z "${run_of_pid[${pid:-none}]+set}" ]; do
-        [ -n "${pid:-}" ] || die "lost track of the runs: wait -n names no process"
-    done
+    wait -n -p pid
+    status=$?
     local index=${run_of_pid[$pid]}
     finished "$index" $status "$(tail -n 1 "$root/logs/.status-$index")"
     rm -f "$root/logs/.status-$index"
