@@ -401,6 +401,34 @@ static void test_crc32_is_the_standard_one(void) {
     TEST_ASSERT_EQUAL_INT(0, crc32_update(0, check, 0));
 }
 
+// README's table of the checkpoint layout is what other tools read the format from: its magic,
+// version, PE numbers and the fields of the run's settings, in order, must be this build's.
+// (Written by hand, it once went on listing 23 settings and 5 PEs after checkpoints held 33 and 11.)
+static std::string readme_checkpoint_row(const std::string& fields, const std::string& meaning_start) {
+    std::ifstream readme(repo_path("README.md"));
+    const std::string row = "   | " + fields + " | " + meaning_start;
+    for (std::string line; std::getline(readme, line);)
+        if (line.rfind(row, 0) == 0) return line.substr(row.size());
+    return "(README has no checkpoint row '" + row + "')";
+}
+
+static void test_readme_documents_this_builds_checkpoint_layout(void) {
+    TEST_ASSERT_EQUAL_STRING(std::to_string(CHECKPOINT_MAGIC) + " |", readme_checkpoint_row("0", "magic "));
+    TEST_ASSERT_EQUAL_STRING(std::to_string(CHECKPOINT_VERSION) + " |", readme_checkpoint_row("1", "version "));
+    std::string pes;
+    for (int p = 0; p < NUM_PES; p++) pes += (p ? ", " : "") + std::to_string(p) + " " + PE_NAMES[p];
+    TEST_ASSERT_EQUAL_STRING(pes + " |", readme_checkpoint_row(std::to_string(H_PE), "PE: "));
+    RunConfig c;
+    std::string saved;
+    int fields = 0;
+    for (const Flag& f : flag_table(&c))
+        if (f.saved) saved += (saved.empty() ? "`" : " ") + std::string(f.name), fields += 2;
+    std::string range = std::to_string(R_FLAGS) + "-" + std::to_string(R_FLAGS + fields - 1);
+    std::string settings = readme_checkpoint_row(range, "the run's settings, two fields each, in this order: ");
+    TEST_ASSERT_EQUAL_STRING(saved + "`;", settings.substr(0, settings.find(';') + 1));
+    TEST_ASSERT_LESS_THAN(H_HEADER_CRC, R_FLAGS + fields - 1);  // the settings end before the header's CRC-32
+}
+
 static void test_loading_into_a_different_model_is_refused(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
@@ -772,6 +800,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
     RUN_TEST(test_crc32_is_the_standard_one);
+    RUN_TEST(test_readme_documents_this_builds_checkpoint_layout);
     RUN_TEST(test_corrupt_and_truncated_checkpoints_are_refused);
     RUN_TEST(test_skip_nonfinite_and_the_skipped_count_are_saved);
     RUN_TEST(test_a_failed_write_names_the_file_and_the_reason);
