@@ -22,7 +22,7 @@
 #   head64     the `small` preset (6 layers x 384, heads of 64 like the paper's, dropout 0.1,
 #              10,000 steps at lr 3e-4), TASKS (default copy, reverse, addition, scan, sort)
 #              x 5 PEs x 3 seeds: ROOT/head64
-#   beyond     every PE (the paper's five and the later five, plus FIRE with --random-positions 256)
+#   beyond     every PE (the paper's five and the later six, plus FIRE with --random-positions 256)
 #              on TASKS (default copy, addition with reversed digits and index hints,
 #              ch_parity_check, ch_reverse_string, scan, ch_duplicate_string, reverse), one seed,
 #              `tiny` for 1,000 steps, 1,000 valid and 2,000 test examples, the Chomsky tasks
