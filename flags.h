@@ -127,9 +127,10 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--data-seed", FLAG_U64, &c->data.seed, true, DATA, "seed of the data (paper: 9842497)"},
         {"--train-size", FLAG_INT, &c->data.train_size, true, DATA, "training examples, spread evenly over train lengths"},
         {"--valid-size", FLAG_INT, &c->data.valid_size, true, DATA, "in-distribution validation examples"},
-        {"--test-size", FLAG_INT, &c->data.test_size, true, DATA, "out-of-distribution test examples"},
+        {"--test-size", FLAG_INT, &c->data.test_size, true, DATA | LOAD, "out-of-distribution test examples (with --load: tested anew on this many)"},
         {"--train-max", FLAG_INT, &c->data.train_max, true, DATA, "longest training length (default: the task's)"},
-        {"--test-max", FLAG_INT, &c->data.test_max, true, DATA, "longest test length (default: the task's)"},
+        {"--test-max", FLAG_INT, &c->data.test_max, true, DATA | LOAD,
+         "longest test length (default: the task's; with --load: a trained model tested on lengths up to this)"},
         {"--bos", FLAG_SWITCH, &c->data.bos, true, DATA, "start every sequence with a <bos> token (Theorem 1's first token; the paper had none)"},
         {"--scratchpad", FLAG_CHOICE, &c->data.scratchpad, true, DATA | ANSWER,
          "steps before the answer (paper §6): none, full, minimal or no-input/comp/output/vars/remaining", row_names(SCRATCHPAD_FORMATS)},
@@ -260,7 +261,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     if (given.count("--bench-seq")) {  // random tokens of one length: no task's data, digits, drawn positions or padding
         if (c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
         for (const Flag& f : flag_table(c))  // the data's flags: read where the splits are made (and by --answer)
-            if ((f.modes & ~ANSWER) == DATA && given.count(f.name))
+            if ((f.modes & ~(ANSWER | LOAD)) == DATA && given.count(f.name))
                 fail("%s can not be combined with --bench-seq: it times random tokens, not a task's data", f.name);
         if (c->abacus || c->position_coupling)
             fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
@@ -274,7 +275,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})
         if (mode == DUMP && given.count(drawn)) fail("%s can not be combined with --dump-state, whose file holds no positions", drawn);
     if (mode == LOAD && c->answer) {
-        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--precision"})
+        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--precision", "--test-max", "--test-size"})
             if (given.count(other)) fail("%s can not be combined with --load and --answer, which decode prompts from stdin on the CPU", other);
     }
     if (given.count("--dump-attention")) {

@@ -189,14 +189,18 @@ static Header run_header(const Model& m, CheckpointKind kind, RunConfig* c, cons
     return h;
 }
 
-// the run a checkpoint came from: its task, PE and every saved flag
-static Progress restore_run(const Header& h, RunConfig* c) {
+// the run a checkpoint came from: its task, PE and every saved flag but those in `kept` (the
+// test lengths an evaluation with --load was given in place of the run's own)
+static Progress restore_run(const Header& h, RunConfig* c, const std::set<std::string>& kept = {}) {
     if (h[H_PE] < 0 || h[H_PE] >= NUM_PES) fail("the checkpoint names positional encoding %d, which does not exist", h[H_PE]);
     c->task = header_task(h);
     c->pe = PE_NAMES[h[H_PE]];
     int field = R_FLAGS;
     for (const Flag& f : flag_table(c))
-        if (f.saved) fields_to_flag(&h[field], f), field += 2;
+        if (f.saved) {
+            if (!kept.count(f.name)) fields_to_flag(&h[field], f);
+            field += 2;
+        }
     Progress p;
     p.step = h[R_STEP], p.best_step = h[R_BEST_STEP], p.skipped = h[R_SKIPPED];
     memcpy(&p.best_accuracy, &h[R_BEST_ACCURACY], 8);
@@ -932,13 +936,15 @@ static void describe_model(const Run& r, const ModelConfig& mc) {
              c.heads, c.d_ff, pe.c_str(), make_layout(mc).total);
 }
 
-// Builds the data and the model a configuration describes (parameters from --seed).
-static void build(Run* r) {
-    ModelConfig mc = build_data(r);
+// Builds the model build_data returned (parameters from --seed).
+static void build_model(Run* r, const ModelConfig& mc) {
     make_model(r, mc);
     if (mc.abacus || mc.position_coupling) r->model.is_digit = r->data.vocab.is_digit;
     describe_model(*r, mc);
 }
+
+// Builds the data and the model a configuration describes.
+static void build(Run* r) { build_model(r, build_data(r)); }
 
 // The files a run writes in its directory (README, "The run directory").
 static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "nonfinite.txt"};
@@ -1114,22 +1120,38 @@ static void prepare_evaluation_dir(Run* r) {
 // A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the
 // model holding the checkpoint's parameters (on the CPU): model.bin's, of the best step, or
 // state.bin's, of the latest. Returns the header.
-static Header load_run(Run* r, const std::string& path) {
+// With --test-max or --test-size given (`kept`), the test split is made anew to them: the model
+// is tested on other lengths than its run's. The examples of a length do not depend on the
+// other lengths (tasks.h), so a length both tests share holds the same examples wherever the
+// two tests give it the same count.
+static Header load_run(Run* r, const std::string& path, const std::set<std::string>& kept = {}) {
     RunConfig* c = r->config;
     Header h = read_checkpoint_header(path);
-    r->progress = restore_run(h, c);
+    r->progress = restore_run(h, c, kept);
     r->evaluated_step = r->progress.step, r->evaluated_latest = h[H_KIND] == CKPT_TRAIN_STATE;
     c->model = header_preset(h);
+    if (kept.count("--test-max") && c->data.index_hints)
+        fail("--test-max can not test a model trained with --index-hints on other lengths: the hints follow the test lengths, so "
+             "every example it was trained on would change");
     resolve_config(c);
-    build(r);
+    ModelConfig mc = build_data(r);
+    size_t params = make_layout(mc).total;
+    if (kept.count("--test-max") && params != header_num_params(h))
+        fail("--test-max %d: %s has a learned row per position (or Abacus per place) for the lengths it was made for, and a model "
+             "for sequences of up to %d tokens needs %zu parameters, not its %zu: it can be tested only on the lengths it was made for",
+             c->data.test_max, path.c_str(), mc.max_T, params, header_num_params(h));
+    build_model(r, mc);
     load_checkpoint(path, h, &r->model);
     return h;
 }
 
-static void run_load(RunConfig* c) {
+static void run_load(RunConfig* c, const std::set<std::string>& given) {
     Run r(c);
     if (c->answer) r.quiet = true, c->device = "cpu";  // stdout is the answers'; greedy decoding runs on the CPU's model
-    load_run(&r, c->load);
+    std::set<std::string> kept;  // the test lengths given in place of the run's own
+    for (const char* test : {"--test-max", "--test-size"})
+        if (given.count(test)) kept.insert(test);
+    load_run(&r, c->load, kept);
     if (!c->dump_attention.empty()) return dump_attention(&r);
     if (c->answer) return answer_with_model(&r);
     host_to_device(&r);
@@ -1292,7 +1314,7 @@ static void run(int argc, char** argv) {
     Mode mode = find_mode(given, &config);
     if (config.threads > 0) omp_set_num_threads(config.threads);
     if (mode == RESUME) return run_training(&config);
-    if (mode == LOAD) return run_load(&config);
+    if (mode == LOAD) return run_load(&config, given);
     const Task& task = find_task(config.task);
     length_split(task, config.data);  // validates lengths and sizes before any mode runs
     switch (mode) {

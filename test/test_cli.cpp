@@ -121,6 +121,8 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--load /tmp/a/model.bin --dump-attention /tmp/c --sample 2", "", "--sample can not be combined with --dump-attention"},
         {"--load /tmp/a/model.bin --answer --out /tmp/b", "", "--out can not be combined with --load and --answer"},
         {"--load /tmp/a/model.bin --answer --device gpu", "", "--device can not be combined with --load and --answer"},
+        {"--load /tmp/a/model.bin --answer --test-max 9", "", "--test-max can not be combined with --load and --answer"},
+        {"--load /tmp/a/model.bin --train-max 9", "", "--train-max can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --sample 0", "", "--sample expects at least 1 example, got 0"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
     };
@@ -232,6 +234,59 @@ static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) 
     Result replaced = train("--load " + dir + "/model.bin --out " + eval + " --force");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
     TEST_ASSERT_MESSAGE(read_file(eval + "/results.json").find("\"rope_scaling\": \"none\",") != std::string::npos, "not replaced");
+}
+
+// The by-length entry of `length` in results.json's `part` ("test", "test_tokens", ...), or "".
+static std::string length_entry(const std::string& results, const std::string& part, int length) {
+    size_t from = results.find("\"" + part + "\": {");
+    size_t at = results.find("{\"length\": " + std::to_string(length) + ",", from);
+    if (from == std::string::npos || at == std::string::npos || at > results.find('\n', from)) return "";
+    return results.substr(at, results.find('}', at) + 1 - at);
+}
+
+// --load --test-max --test-size: a trained model tested on longer lengths, in a directory of its
+// own. The examples of a length do not depend on the other lengths, so with the same count per
+// length (8) the two lengths both tests share give the very tallies the run's own test gave,
+// token by token; valid is the run's. Refused: a model whose parameters grow with the lengths
+// (learned APE's row per position), and one trained with index hints, which follow the test
+// lengths.
+static void test_load_tests_a_model_on_longer_lengths(void) {
+    char pattern[] = "/tmp/test_cli_longer_XXXXXX";
+    std::string root = mkdtemp(pattern), dir = root + "/run", longer = root + "/run-11";
+    std::string small = " --steps 40 --eval-every 20 --train-size 64 --valid-size 16 --test-size 16 --train-max 5 --test-max 7"
+                        " --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu";
+    Result r = train("--task copy_cmc --pe rope" + small + " --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    Result tested = train("--load " + dir + "/model.bin --test-max 11 --test-size 48 --out " + longer);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, tested.status, tested.err.c_str());
+    std::string results = read_file(dir + "/results.json"), longer_results = read_file(longer + "/results.json");
+    for (const char* part : {"test", "test_tokens"}) {
+        for (int length : {6, 7}) {
+            std::string entry = length_entry(results, part, length);
+            TEST_ASSERT_MESSAGE(!entry.empty(), results.c_str());
+            TEST_ASSERT_EQUAL_STRING(entry, length_entry(longer_results, part, length));
+        }
+        TEST_ASSERT_EQUAL_STRING("", length_entry(results, part, 8));
+    }
+    for (int length = 8; length <= 11; length++)
+        TEST_ASSERT_MESSAGE(length_entry(longer_results, "test", length).find("\"total\": 8,") != std::string::npos, longer_results.c_str());
+    TEST_ASSERT_EQUAL_STRING("", length_entry(longer_results, "test", 12));
+    // (tallies of zero would agree whatever the examples: the model gets some tokens right)
+    TEST_ASSERT_MESSAGE(length_entry(results, "test_tokens", 7).find("\"correct\": 0,") == std::string::npos, results.c_str());
+    size_t valid = results.find("\"valid\": "), valid_end = results.find('\n', valid);
+    TEST_ASSERT_EQUAL_STRING(results.substr(valid, valid_end - valid), longer_results.substr(longer_results.find("\"valid\": "), valid_end - valid));
+    TEST_ASSERT_MESSAGE(read_file(longer + "/config.json").find("\"test-max\": 11,") != std::string::npos, read_file(longer + "/config.json").c_str());
+    TEST_ASSERT_EQUAL_STRING(results, read_file(dir + "/results.json"));  // the trained run's stay
+
+    TEST_ASSERT_EQUAL_INT(0, train("--task copy_cmc --pe ape_learned" + small + " --out " + root + "/ape").status);
+    std::string problem = error_problem(train("--load " + root + "/ape/model.bin --test-max 11"), "can be tested only on the lengths it was made for");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    Result same = train("--load " + root + "/ape/model.bin --test-max 7 --test-size 32");  // its own lengths, more examples
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, same.status, same.err.c_str());
+    TEST_ASSERT_EQUAL_INT(0, train("--task addition --reverse-digits --index-hints --train-max 3 --test-max 5 --steps 2 --eval-every 2 --train-size 64"
+                                   " --valid-size 16 --test-size 16 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --out " + root + "/hints").status);
+    problem = error_problem(train("--load " + root + "/hints/model.bin --test-max 7"), "the hints follow the test lengths");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
 }
 
 // the model's outputs that a run's --sample prints (the "model:" lines), valid's then test's
@@ -435,6 +490,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
+    RUN_TEST(test_load_tests_a_model_on_longer_lengths);
     RUN_TEST(test_load_answer_decodes_prompts_as_sample_does);
     RUN_TEST(test_sigint_and_sigterm_save_the_state_and_resume_exactly);
     RUN_TEST(test_a_run_killed_at_random_moments_ends_as_if_never_killed);
