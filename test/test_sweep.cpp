@@ -799,6 +799,42 @@ static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
     assert_refusals("dev/t5_clamp.sh", cases);
 }
 
+// dev/length_ranges.sh sums a run's exact tallies over ranges of lengths: test 5-6 holds 1 + 3
+// of 4 + 4 examples right, 7-8 no length, 9-12 the 0 of 2 at length 9; --tokens reads the
+// per-token tallies instead, --split valid valid's; the scratchpads' line is not the answers'.
+static void test_length_ranges_sums_the_tallies_of_each_range(void) {
+    std::string dir = temp_dir() + "/run-a", old = temp_dir() + "/old";
+    mkdir(dir.c_str(), 0755), mkdir(old.c_str(), 0755);
+    auto tallies = [](const char* part, std::vector<std::tuple<int, int, int>> by_length) {
+        std::string line = std::string("  \"") + part + "\": {\"accuracy\": 0.5, \"correct\": 0, \"total\": 0, \"by_length\": [";
+        for (auto [length, correct, total] : by_length)
+            line += "{\"length\": " + std::to_string(length) + ", \"correct\": " + std::to_string(correct) + ", \"total\": " +
+                    std::to_string(total) + ", \"accuracy\": 0.5}, ";
+        return line + "]},\n";
+    };
+    std::string head = "{\n  \"task\": \"copy\",\n";
+    std::ofstream(dir + "/results.json") << head << tallies("valid", {{2, 3, 3}}) << tallies("test", {{5, 1, 4}, {6, 3, 4}, {9, 0, 2}})
+                                         << tallies("test_tokens", {{5, 9, 12}, {6, 10, 12}, {9, 1, 6}})
+                                         << tallies("test_scratchpad", {{5, 4, 4}, {6, 4, 4}, {9, 2, 2}}) << "}\n";
+    std::ofstream(old + "/results.json") << head << tallies("test", {{5, 4, 4}}) << "}\n";  // from before per-token tallies
+    Result r = shell("dev/length_ranges.sh 5-6,7-8,9-12 " + dir + " " + old);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING("| run | 5-6 | 7-8 | 9-12 |\n|---|---|---|---|\n| run-a | 0.500 (8) | - | 0.000 (2) |\n| old | 1.000 (4) | - | - |\n", r.out);
+    r = shell("dev/length_ranges.sh --tokens 5-12 " + dir);
+    TEST_ASSERT_EQUAL_STRING("| run | 5-12 |\n|---|---|\n| run-a | 0.667 (30) |\n", r.out);
+    r = shell("dev/length_ranges.sh --split valid 1-2 " + dir);
+    TEST_ASSERT_EQUAL_STRING("| run | 1-2 |\n|---|---|\n| run-a | 1.000 (3) |\n", r.out);
+    const std::string cases[][2] = {
+        {"9-5 " + dir, "'9-5' is not a range of lengths LO-HI with LO <= HI"},
+        {"5-9,x " + dir, "'x' is not a range of lengths"},
+        {"5-9 " + temp_dir() + "/nosuch", "holds no results.json"},
+        {"--tokens 5-9 " + old, "has no \"test_tokens\" tallies"},
+        {"--split train 5-9 " + dir, "unknown split 'train' (valid: valid test)"},
+        {"5-9", "usage: dev/length_ranges.sh"},
+    };
+    assert_refusals("dev/length_ranges.sh", cases);
+}
+
 // A real single-node Slurm: dev/slurm_test.sh exits 77 with the reason where it can not have one.
 static void test_a_sweep_runs_as_a_slurm_job_array(void) {
     Result r = shell("dev/slurm_test.sh");
@@ -835,6 +871,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_lego_depths_tabulates_by_depth_asked);
     RUN_TEST(test_shuffle_answers_asks_the_model_in_other_orders);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
+    RUN_TEST(test_length_ranges_sums_the_tallies_of_each_range);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
 }
