@@ -49,6 +49,13 @@
 #   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
 #              (default copy, scan, reverse, addition), the paper's 3 seeds, with beyond's budget
 #              and task flags, to set beside beyond's runs of the same PEs: ROOT/sorted/TASK
+#   far        how far past training the Chomsky tasks extend: PES (default the nine PEs whose
+#              parameters do not grow with the lengths, all but ape_learned and cope) on TASKS
+#              (default ch_even_pairs, ch_cycle_navigation), SEEDS (default 256788), beyond's
+#              budget and task flags but 5,000 steps: ROOT/far/TASK; then each finished model
+#              tested again on lengths 21-500, 5 examples a length (./train --load --test-max 500
+#              --test-size 2400): ROOT/far/TASK-500 (a model not yet trained is named and left
+#              for the next call, as a Slurm sweep leaves them)
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
@@ -56,6 +63,7 @@ caller=$PWD
 cd "$(dirname "$0")/.." || exit 1
 
 budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"  # beyond's and sorted's
+long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"  # beyond's reversed addition at five times the steps, and far's
 
 # beyond's and sorted's flags for a task
 task_flags() {
@@ -64,7 +72,7 @@ task_flags() {
         ch_*) echo "--train-max 20 --test-max 50" ;;
     esac
 }
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted [sweep options]" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted|far [sweep options]" >&2; exit 1; }
 root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
@@ -87,7 +95,6 @@ FACTORS
     beyond)
         status=0
         all_pes=$(./train --help | sed -n 's/^positional encodings (--pe): //p' | tr ' ' ,)
-        long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"
         seeds=${SEEDS:-256788}
         beyond="$root/beyond"
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
@@ -164,5 +171,24 @@ FACTORS
             dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" -- $budget $(task_flags "$task") --sort-pool 16 || status=1
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted)" >&2; exit 1 ;;
+    far)
+        status=0
+        seeds=${SEEDS:-256788} pes=${PES:-nope,ape,t5,alibi,rope,xpos,kerple_log,kerple_power,fire}
+        IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs,ch_cycle_navigation}"
+        shopt -s nullglob
+        for task in "${tasks[@]}"; do
+            # shellcheck disable=SC2086  # the flags are words
+            dev/sweep.sh "$root/far/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
+                -- $long_budget $(task_flags "$task") || status=1
+            mkdir -p "$root/far/$task-500"
+            for run in "$root/far/$task/$task"-*/; do
+                run=${run%/} out=$root/far/$task-500/$(basename "$run")
+                [ -f "$out/results.json" ] && continue
+                [ -f "$run/results.json" ] || { echo "not tested to 500 yet: $run has not finished"; continue; }
+                ./train --load "$run/model.bin" --test-max 500 --test-size 2400 --out "$out" --force > "$out.log" 2>&1 ||
+                    { echo "failed: $out (see $out.log)"; status=1; }
+            done
+        done
+        exit $status ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted far)" >&2; exit 1 ;;
 esac

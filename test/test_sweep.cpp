@@ -254,7 +254,30 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     TEST_ASSERT_MESSAGE(contains(runs, "ch_bucket_sort-cope-s256788\t--task ch_bucket_sort --pe cope --seed 256788 --model tiny"), runs.c_str());
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_bucket_sort-random"));
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_even_pairs"));
-    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted)"}});
+    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far)"}});
+}
+
+// dev/reproduce.sh's far part: its grid laid out (5,000 steps, the Chomsky task flags), and each
+// finished run of it tested again to length 500 in TASK-500 (here one trained by hand, tiny and
+// short; a Slurm dry run trains none), a run not yet finished named and left for the next call
+static void test_reproduce_far_tests_each_finished_run_to_500(void) {
+    std::string root = temp_dir(), grid = root + "/far/ch_even_pairs";
+    Result made = shell("./train --task ch_even_pairs --pe nope --seed 7 --steps 2 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16"
+                        " --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --threads 1 --out " +
+                        grid + "/ch_even_pairs-nope-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    shell("mkdir -p " + grid + "/ch_even_pairs-fire-s7");  // started, not finished
+    Result r = shell("TASKS=ch_even_pairs PES=xpos,fire dev/reproduce.sh " + root + " far --slurm --dry-run --threads 1");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string runs = read_file(grid + "/runs.tsv");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(2, (int)lines(runs).size(), runs.c_str());
+    TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-xpos-s256788\t--task ch_even_pairs --pe xpos --seed 256788 --model tiny --steps 5000"
+                                       " --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50\n"), runs.c_str());
+    std::string results = read_file(root + "/far/ch_even_pairs-500/ch_even_pairs-nope-s7/results.json");
+    TEST_ASSERT_MESSAGE(contains(results, "{\"length\": 500, \"correct\": ") && contains(results, "\"test\": {\"accuracy\": ") &&
+                            contains(results, "\"total\": 2400, \"by_length\""), results.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "not tested to 500 yet: " + grid + "/ch_even_pairs-fire-s7 has not finished"), r.out.c_str());
+    TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
 // a NAME with a slash is a path from the directory dev/sweep.sh is called in, not from the
@@ -858,6 +881,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
+    RUN_TEST(test_reproduce_far_tests_each_finished_run_to_500);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
