@@ -1148,9 +1148,9 @@ static Header load_run(Run* r, const std::string& path, const std::set<std::stri
 static void run_load(RunConfig* c, const std::set<std::string>& given) {
     Run r(c);
     if (c->answer) r.quiet = true, c->device = "cpu";  // stdout is the answers'; greedy decoding runs on the CPU's model
-    std::set<std::string> kept;  // the test lengths given in place of the run's own
-    for (const char* test : {"--test-max", "--test-size"})
-        if (given.count(test)) kept.insert(test);
+    std::set<std::string> kept;  // saved flags given in place of the run's own (find_mode allows the test lengths)
+    for (const Flag& f : flag_table(c))
+        if (f.saved && given.count(f.name)) kept.insert(f.name);
     load_run(&r, c->load, kept);
     if (!c->dump_attention.empty()) return dump_attention(&r);
     if (c->answer) return answer_with_model(&r);
