@@ -15,7 +15,7 @@ NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3
 
-HEADERS = common.h tasks.h chomsky.h pe.h model.h report.h analysis.h flags.h batches.h
+HEADERS = common.h tasks.h grammars.h chomsky.h pe.h model.h report.h analysis.h flags.h batches.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 # the longest first, so that `make test` starts them first
 TESTS = test/test_sweep test/test_model test/test_train test/test_tasks test/test_flags test/test_cli test/test_scratchpad test/test_theorem test/test_analysis test/test_pe test/test_fuzz_corpus test/test_report
