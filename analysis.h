@@ -12,6 +12,8 @@
    - the §6.1 attended-distance histogram: where each head's strongest key lies, relative to
      the query, over the answer's positions
    - where each head looks, by the word the model must say next
+   - where the answer's first query looks, by distance (or place) and example length; and layer
+     0's scores against distance, read from its probabilities
    - what CoPE counts: each head's mean gate per key word, and how closely its position of the
      first key follows the count of one word, or of every token, over the queries that predict
      the answer; and its table row by row (which rows training left at zero, and where the rows
@@ -23,9 +25,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common.h"
@@ -313,6 +317,99 @@ inline AttendsByQuery attends_by_query(const AttentionDump& d, int layer, int he
         }
     }
     return a;
+}
+
+// ----------------------------------------------------------------------------
+// where the answer's first query looks as the examples grow
+
+// the example lengths lo..hi
+struct LengthRange {
+    int lo, hi;
+    bool holds(int length) const { return lo <= length && length <= hi; }
+};
+
+// Bins given by their rising edges, edges[0] = 0: bin b holds the keys whose distance t - k from
+// the query (or, counted from the first key, position k) is in edges[b] .. edges[b + 1] - 1, the
+// last bin everything from its edge on.
+enum KeyMeasure { KEY_DISTANCE, KEY_POSITION };
+
+inline int key_bin(const std::vector<int>& edges, int value) {
+    return (int)(std::upper_bound(edges.begin(), edges.end(), value) - edges.begin()) - 1;
+}
+
+// In every layer and head, the attention mass of the query that predicts the answer's first word
+// (first_answer_query) in each bin of keys, summed over the examples whose λ is in each range. A
+// head that read a key at some distance (or place) in training and spreads its mass elsewhere as
+// the examples grow has lost what it read; where the mass goes says what took it.
+struct AttentionSpan {
+    int L = 0, NH = 0, bins = 0;
+    std::vector<long> examples;  // range -> examples in it
+    std::vector<double> mass;    // (range, L, NH, bin), summed over the range's examples
+
+    double mean(int range, int layer, int head, int bin) const {
+        return examples[range] ? mass[(((size_t)range * L + layer) * NH + head) * bins + bin] / examples[range] : 0;
+    }
+};
+
+inline AttentionSpan attention_span(const AttentionDump& d, const std::vector<LengthRange>& ranges, const std::vector<int>& edges, KeyMeasure measure) {
+    AttentionSpan s;
+    s.L = d.L, s.NH = d.NH, s.bins = (int)edges.size();
+    s.examples.assign(ranges.size(), 0);
+    s.mass.assign(ranges.size() * d.L * d.NH * s.bins, 0);
+    for (const AttentionExample& e : d.examples)
+        for (size_t r = 0; r < ranges.size(); r++) {
+            if (!ranges[r].holds(e.length)) continue;
+            s.examples[r]++;
+            int t = first_answer_query(e);
+            for (int l = 0; l < d.L; l++)
+                for (int h = 0; h < d.NH; h++) {
+                    const float* row = e.row(d.NH, l, h, t);
+                    double* mass = &s.mass[((r * d.L + l) * d.NH + h) * s.bins];
+                    for (int k = 0; k <= t; k++) mass[key_bin(edges, measure == KEY_DISTANCE ? t - k : k)] += row[k];
+                }
+        }
+    return s;
+}
+
+// ----------------------------------------------------------------------------
+// layer 0's scores against distance, read from its probabilities
+
+// Layer 0's queries and keys are functions of their tokens alone where the PE adds nothing to the
+// embeddings (every PE but ape, ape_learned and Abacus), and its bias or rotation a function of
+// the distance t - k alone (every PE but CoPE, whose positions count gates, and FIRE, whose
+// distances are scaled by the query's position). Then within one row p_k = exp(s_k) / Z, and
+//     log p_k - log p_t = s(word_k, t - k) - s(word_t, 0):
+// the score a key of that word gets at that distance, PE bias included, up to a constant that
+// is the query word's own: exact, and read from the probabilities alone. Taken from the query
+// that predicts the answer's first word, whose word is the same in every example of most tasks
+// ([SEP]), the points of every example lie on one curve per head and key word; how far the points
+// of one (word, distance) spread across examples checks that premise (float32 probabilities
+// leave about 1e-5). A probability below FLT_MIN, the smallest float with all its digits, gives
+// no point (one that underflowed to a subnormal or to 0 no longer holds its score).
+struct ScoreTally {
+    long points = 0;
+    double sum = 0, lowest = INFINITY, highest = -INFINITY;
+
+    void add(double score) { points++, sum += score, lowest = std::min(lowest, score), highest = std::max(highest, score); }
+    double mean() const { return sum / points; }
+    double spread() const { return highest - lowest; }
+};
+
+// (head, key word, distance) -> the points of the examples of length `length` (0: of every length)
+typedef std::map<std::tuple<int, int, int>, ScoreTally> ScoreCurves;
+
+inline ScoreCurves layer0_scores(const AttentionDump& d, int length) {
+    ScoreCurves curves;
+    for (const AttentionExample& e : d.examples) {
+        if (length && e.length != length) continue;
+        int t = first_answer_query(e);
+        for (int h = 0; h < d.NH; h++) {
+            const float* row = e.row(d.NH, 0, h, t);
+            for (int k = 0; k <= t; k++)
+                if (row[k] >= FLT_MIN && row[t] >= FLT_MIN) curves[{h, e.tokens[k], t - k}].add(log((double)row[k]) - log((double)row[t]));
+        }
+    }
+    return curves;
 }
 
 // ----------------------------------------------------------------------------

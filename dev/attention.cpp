@@ -24,6 +24,24 @@
        per head, the three most attended words for each of the four most frequent answer words,
        or, by index, the most attended word at every index.
 
+   dev/attention span --out DIR LABEL=DUMP.bin [...] [--ranges 21-50,51-100,...] [--edges 0,1,2,11,...]
+                      [--keys distance|position]
+       Where the query that predicts the answer's first word looks as the examples grow: for
+       every layer and head, its mean attention in each bin of keys, by their distance t - k
+       (default) or their position k from the first, over the examples whose λ is in each range
+       (--ranges; default valid's lengths and test's). --edges: the bins' first distances or
+       positions, from 0; default 0, 1, 2, 4, 8, ... up to the longest example. Writes
+       DIR/span.tsv and prints a line per head and range.
+
+   dev/attention scores --out DIR LABEL=DUMP.bin [...] [--length N] [--edges ...]
+       Layer 0's score of a key by its word and distance, up to a constant, read from the
+       probabilities of the query that predicts the answer's first word (analysis.h says why
+       that is exact, and for which PEs), in every example or those of length N. Writes each
+       (head, word, distance)'s mean over the examples and its spread to DIR/scores.tsv, and
+       prints, per head and key word, the best mean in each distance bin (--edges; for a rotary
+       PE, the envelope of its fast pairs' turning, where its slow pairs show) and the largest
+       spread.
+
    dev/attention positions --out DIR LABEL=DUMP.bin [...]
        What a CoPE model counts (dumps of --pe cope models): for every layer and head, over the
        queries that predict the answer, the mean gate of the keys holding each word, and the
@@ -39,6 +57,8 @@
  data seed, with the same --dump-per-length.
 */
 #include <sys/stat.h>
+
+#include <climits>
 
 #include "analysis.h"
 #include "report.h"
@@ -64,8 +84,53 @@ struct AttentionArgs {
     int min_length = 8, bins = 20;
     int split = 0;  // --split: the examples of valid (1) or test (2) only; 0: both
     QueryGroup by = BY_WORD;  // --by: attends groups the queries by the word to say, or its index
+    std::vector<LengthRange> ranges;  // --ranges: span's lengths; empty: valid's and test's
+    std::vector<int> edges;           // --edges: span's and scores' distance bins; empty: 0, 1, 2, 4, 8, ...
+    KeyMeasure keys = KEY_DISTANCE;   // --keys: span's bins by distance or by position
+    int length = 0;                   // --length: the examples scores reads; 0: all
     std::vector<std::string> inputs;
 };
+
+// a non-negative integer, all of `text`
+static int count_option(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    long v = strtol(text.c_str(), &end, 10);
+    if (errno || end == text.c_str() || *end || v < 0 || v > INT_MAX) fail("%s expects integers >= 0, got '%s'", option.c_str(), text.c_str());
+    return (int)v;
+}
+
+static std::vector<std::string> comma_separated(const std::string& text) {
+    std::vector<std::string> items;
+    size_t start = 0;
+    for (size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1) items.push_back(text.substr(start, comma - start));
+    items.push_back(text.substr(start));
+    return items;
+}
+
+// "21-50,51-100": ranges of lengths, each lo <= hi
+static std::vector<LengthRange> ranges_option(const std::string& text) {
+    std::vector<LengthRange> ranges;
+    for (const std::string& item : comma_separated(text)) {
+        size_t dash = item.find('-');
+        if (dash == std::string::npos) fail("--ranges takes LO-HI,LO-HI,..., got '%s'", item.c_str());
+        LengthRange r = {count_option("--ranges", item.substr(0, dash)), count_option("--ranges", item.substr(dash + 1))};
+        if (r.lo > r.hi) fail("--ranges: %d-%d is empty", r.lo, r.hi);
+        ranges.push_back(r);
+    }
+    return ranges;
+}
+
+// "0,1,2,11": the bins' first distances, from 0, rising
+static std::vector<int> edges_option(const std::string& text) {
+    std::vector<int> edges;
+    for (const std::string& item : comma_separated(text)) {
+        edges.push_back(count_option("--edges", item));
+        if (edges.size() > 1 && edges.back() <= edges[edges.size() - 2]) fail("--edges must rise, got '%s'", text.c_str());
+    }
+    if (edges[0] != 0) fail("--edges must start at distance 0, got '%s'", text.c_str());
+    return edges;
+}
 
 static int split_option(const std::string& name) {
     if (name == "valid") return 1;
@@ -77,6 +142,12 @@ static QueryGroup group_option(const std::string& name) {
     if (name == "word") return BY_WORD;
     if (name == "index") return BY_INDEX;
     fail("--by takes word or index, not '%s'", name.c_str());
+}
+
+static KeyMeasure keys_option(const std::string& name) {
+    if (name == "distance") return KEY_DISTANCE;
+    if (name == "position") return KEY_POSITION;
+    fail("--keys takes distance or position, not '%s'", name.c_str());
 }
 
 static AttentionArgs parse_attention_args(int argc, char** argv) {
@@ -93,7 +164,12 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
         else if (arg == "--bins") a.bins = atoi(value().c_str());
         else if (arg == "--split") a.split = split_option(value());
         else if (arg == "--by") a.by = group_option(value());
-        else if (arg.rfind("--", 0) == 0) fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split --by)", arg.c_str());
+        else if (arg == "--ranges") a.ranges = ranges_option(value());
+        else if (arg == "--edges") a.edges = edges_option(value());
+        else if (arg == "--keys") a.keys = keys_option(value());
+        else if (arg == "--length") a.length = count_option(arg, value());
+        else if (arg.rfind("--", 0) == 0)
+            fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split --by --ranges --edges --keys --length)", arg.c_str());
         else a.inputs.push_back(arg);
     }
     if (a.out.empty()) fail("--out DIR is required");
@@ -335,14 +411,107 @@ static void positions_command(const AttentionArgs& a) {
     printf("wrote %s/gates.tsv, %s/counting.tsv, %s/reach.tsv and %s/table.tsv\n", a.out.c_str(), a.out.c_str(), a.out.c_str(), a.out.c_str());
 }
 
+// the bins a command was given, or 0, 1, 2, 4, 8, ... up to the dumps' longest example
+static std::vector<int> edges_or_default(const AttentionArgs& a, const std::vector<Labelled>& dumps) {
+    if (!a.edges.empty()) return a.edges;
+    int longest = 1;
+    for (const Labelled& l : dumps)
+        for (const AttentionExample& e : l.dump.examples) longest = std::max(longest, e.T);
+    std::vector<int> edges = {0};
+    for (int d = 1; d < longest; d *= 2) edges.push_back(d);
+    return edges;
+}
+
+// bin b's distances or positions as a span.tsv column and a printed label: "2-3", "8+" for the last
+static std::string bin_name(const std::vector<int>& edges, int b) {
+    if (b + 1 == (int)edges.size()) return format_text("%d+", edges[b]);
+    return edges[b + 1] - edges[b] == 1 ? format_text("%d", edges[b]) : format_text("%d-%d", edges[b], edges[b + 1] - 1);
+}
+
+// the lengths of one split's examples as a range (a split without examples gives none)
+static void add_split_range(const AttentionDump& d, int split, std::vector<LengthRange>* ranges) {
+    LengthRange r = {INT_MAX, 0};
+    for (const AttentionExample& e : d.examples)
+        if (e.split == split) r.lo = std::min(r.lo, e.length), r.hi = std::max(r.hi, e.length);
+    if (r.lo <= r.hi) ranges->push_back(r);
+}
+
+static std::vector<Labelled> read_all(const std::vector<std::string>& inputs) {
+    std::vector<Labelled> dumps;
+    for (const std::string& input : inputs) dumps.push_back(read_labelled(input));
+    return dumps;
+}
+
+static void span_command(const AttentionArgs& a) {
+    if (a.inputs.empty()) fail("span needs at least one LABEL=DUMP.bin");
+    std::vector<Labelled> dumps = read_all(a.inputs);
+    std::vector<int> edges = edges_or_default(a, dumps);
+    std::string tsv = format_text("label\tlayer\thead\tlengths\texamples\t%s\tmean_attention\n", a.keys == KEY_DISTANCE ? "distances" : "positions");
+    for (const Labelled& l : dumps) {
+        std::vector<LengthRange> ranges = a.ranges;
+        if (ranges.empty()) add_split_range(l.dump, 1, &ranges), add_split_range(l.dump, 2, &ranges);
+        AttentionSpan s = attention_span(l.dump, ranges, edges, a.keys);
+        printf("%s: mean attention of the answer's first query by the keys' %s\n", l.label.c_str(), a.keys == KEY_DISTANCE ? "distance" : "position");
+        for (int layer = 0; layer < s.L; layer++)
+            for (int head = 0; head < s.NH; head++)
+                for (size_t r = 0; r < ranges.size(); r++) {
+                    std::string lengths = format_text("%d-%d", ranges[r].lo, ranges[r].hi);
+                    std::string line = format_text("  layer %d head %d, λ %s (%ld):", layer, head, lengths.c_str(), s.examples[r]);
+                    for (int b = 0; b < s.bins; b++) {
+                        std::string bin = bin_name(edges, b);
+                        tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, lengths.c_str(), s.examples[r], bin.c_str(),
+                                           s.mean((int)r, layer, head, b));
+                        line += format_text(" %s %.2f", bin.c_str(), s.mean((int)r, layer, head, b));
+                    }
+                    printf("%s\n", line.c_str());
+                }
+    }
+    write_text(a.out + "/span.tsv", tsv);
+    printf("wrote %s/span.tsv\n", a.out.c_str());
+}
+
+static void scores_command(const AttentionArgs& a) {
+    if (a.inputs.empty()) fail("scores needs at least one LABEL=DUMP.bin");
+    std::vector<Labelled> dumps = read_all(a.inputs);
+    std::vector<int> edges = edges_or_default(a, dumps);
+    std::string tsv = "label\thead\tword\tdistance\texamples\tscore\tspread\n";
+    for (const Labelled& l : dumps) {
+        ScoreCurves curves = layer0_scores(l.dump, a.length);
+        if (curves.empty()) fail("%s holds no example%s", l.label.c_str(), a.length ? format_text(" of length %d", a.length).c_str() : "");
+        printf("%s: layer 0's best score in each distance bin, relative to the query's own key\n", l.label.c_str());
+        std::map<std::pair<int, int>, std::map<int, double>> best;  // (head, word) -> bin -> best mean score
+        std::map<int, double> spread;                                // head -> largest spread
+        for (const auto& kv : curves) {
+            int head = std::get<0>(kv.first), word = std::get<1>(kv.first), distance = std::get<2>(kv.first);
+            const ScoreTally& s = kv.second;
+            tsv += format_text("%s\t%d\t%s\t%d\t%ld\t%.4f\t%.4f\n", l.label.c_str(), head, word_of(l.dump, word).c_str(), distance, s.points, s.mean(), s.spread());
+            auto bin = best[{head, word}].emplace(key_bin(edges, distance), s.mean()).first;
+            bin->second = std::max(bin->second, s.mean());
+            spread[head] = std::max(spread[head], s.spread());
+        }
+        for (const auto& kv : best) {
+            int head = kv.first.first;
+            std::string line = format_text("  head %d, key '%s':", head, word_of(l.dump, kv.first.second).c_str());
+            for (const auto& bin : kv.second) line += format_text(" %s %.2f", bin_name(edges, bin.first).c_str(), bin.second);
+            printf("%s\n", line.c_str());
+        }
+        for (const auto& kv : spread) printf("  head %d: points of one word and distance spread by up to %.2g across examples\n", kv.first, kv.second);
+    }
+    write_text(a.out + "/scores.tsv", tsv);
+    printf("wrote %s/scores.tsv\n", a.out.c_str());
+}
+
 static void attention_main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
-    if (command != "distance" && command != "histogram" && command != "attends" && command != "positions")
-        fail("usage: dev/attention distance|histogram|attends|positions --out DIR ... (see dev/attention.cpp)");
+    const char* commands[] = {"distance", "histogram", "attends", "span", "scores", "positions"};
+    if (std::find(std::begin(commands), std::end(commands), command) == std::end(commands))
+        fail("usage: dev/attention distance|histogram|attends|span|scores|positions --out DIR ... (see dev/attention.cpp)");
     AttentionArgs a = parse_attention_args(argc, argv);
     if (command == "distance") distance_command(a);
     else if (command == "histogram") histogram_command(a);
     else if (command == "attends") attends_command(a);
+    else if (command == "span") span_command(a);
+    else if (command == "scores") scores_command(a);
     else positions_command(a);
 }
 

@@ -213,6 +213,66 @@ static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void
     TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)bad_group), "--by takes word or index, not 'length'");
 }
 
+// attention_span on hand-built examples of 8 tokens whose answer's first query is t = 3: one
+// looking at the first key (distance 3, position 0), one at itself (distance 0, position 3), one
+// splitting its mass 0.25 / 0.75 between keys 1 and 2 (distances 2 and 1); and dev/attention
+// span's tsv, by distance and by position, and its refusals
+static void test_attention_span_bins_the_first_query_by_distance_or_position(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1;
+    d.examples.push_back(one_hot_example(8, 1, 1, 4, 9, to_first));
+    d.examples.push_back(one_hot_example(8, 1, 1, 4, 9, to_self));
+    d.examples.push_back(one_hot_example(8, 1, 1, 4, 12, to_self));
+    float* row = &d.examples[2].probs[3 * 8];
+    row[3] = 0, row[1] = 0.25f, row[2] = 0.75f;
+    std::vector<LengthRange> ranges = {{9, 9}, {10, 12}, {13, 20}};
+    std::vector<int> edges = {0, 1, 2, 4};  // bins 0, 1, 2-3, 4+
+    AttentionSpan by_distance = attention_span(d, ranges, edges, KEY_DISTANCE);
+    TEST_ASSERT_EQUAL_INT(2, by_distance.examples[0]);
+    TEST_ASSERT_EQUAL_INT(1, by_distance.examples[1]);
+    TEST_ASSERT_EQUAL_INT(0, by_distance.examples[2]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_distance.mean(0, 0, 0, 0));  // itself, in one of the two
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_distance.mean(0, 0, 0, 2));  // the first key, 3 back
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.75, by_distance.mean(1, 0, 0, 1));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.25, by_distance.mean(1, 0, 0, 2));
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, by_distance.mean(2, 0, 0, 0));  // no example, no mass
+    AttentionSpan by_position = attention_span(d, ranges, edges, KEY_POSITION);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_position.mean(0, 0, 0, 0));  // the first key
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_position.mean(0, 0, 0, 2));  // itself, at position 3
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.25, by_position.mean(1, 0, 0, 1));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.75, by_position.mean(1, 0, 0, 2));
+
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    write_attention_dump(dir + "/d.bin", d);
+    std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
+    run_attention({"span", "--out", out.c_str(), "--ranges", "9-9,10-12", "--edges", "0,1,2,4", in.c_str()});
+    TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tlengths\texamples\tdistances\tmean_attention\n"
+                             "x\t0\t0\t9-9\t2\t0\t0.5000\nx\t0\t0\t9-9\t2\t1\t0.0000\nx\t0\t0\t9-9\t2\t2-3\t0.5000\nx\t0\t0\t9-9\t2\t4+\t0.0000\n"
+                             "x\t0\t0\t10-12\t1\t0\t0.0000\nx\t0\t0\t10-12\t1\t1\t0.7500\nx\t0\t0\t10-12\t1\t2-3\t0.2500\nx\t0\t0\t10-12\t1\t4+\t0.0000\n",
+                             text_of(out + "/span.tsv").c_str());
+    // by default: the test split's lengths as one range (the dump has no valid examples), and
+    // bins doubling up to the longest example (0, 1, 2-3, 4-7: T = 8)
+    std::string printed = run_attention({"span", "--out", out.c_str(), "--keys", "position", in.c_str()});
+    TEST_ASSERT_EQUAL_STRING(("x: mean attention of the answer's first query by the keys' position\n"
+                              "  layer 0 head 0, λ 9-12 (3): 0 0.33 1 0.08 2-3 0.58 4+ 0.00\nwrote " + out + "/span.tsv\n").c_str(),
+                             printed.c_str());
+    struct {
+        const char *option, *value, *error;
+    } bad[] = {
+        {"--edges", "1,2", "--edges must start at distance 0, got '1,2'"},
+        {"--edges", "0,2,2", "--edges must rise, got '0,2,2'"},
+        {"--edges", "0,x", "--edges expects integers >= 0, got 'x'"},
+        {"--ranges", "12-9", "--ranges: 12-9 is empty"},
+        {"--ranges", "9", "--ranges takes LO-HI,LO-HI,..., got '9'"},
+        {"--keys", "index", "--keys takes distance or position, not 'index'"},
+    };
+    for (const auto& b : bad) {
+        const char* argv[] = {"attention", "span", "--out", out.c_str(), b.option, b.value, in.c_str()};
+        TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)argv), b.error);
+    }
+}
+
 // CoPE examples over words x, y, z whose head opens its gates on y alone: position p_tj is the
 // count of y in keys j..t, so p_t0 follows count(y) with slope 1, intercept 0 and r = 1
 static AttentionExample counting_example(int split, const std::vector<int>& tokens, int prompt_len) {
@@ -379,6 +439,57 @@ static void test_dump_attention_of_a_trained_model(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_ATT, 1), e.probs.data() + (size_t)d.NH * e.T * e.T, (size_t)d.NH * e.T * e.T, "layer 1");
     std::string text = text_of(dir + "/att.bin.test.svg");
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
+}
+
+// layer0_scores on tiny trained models: with RoPE every point of one (head, word, distance) is the
+// same score whatever the example, as analysis.h derives (float32: 1e-4), and each equals the
+// score a fresh forward gives, q·k relative to the query's own key; with APE, which adds the
+// position to the embedding, the premise fails and the points of one distance disagree.
+static void test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "rope");
+    AttentionDump d = dump_attention_of(model, dir + "/att.bin");
+    ScoreCurves curves = layer0_scores(d, 0);
+    int repeated = 0;
+    for (const auto& kv : curves)
+        if (kv.second.points > 1) {
+            repeated++;
+            TEST_ASSERT_DOUBLE_WITHIN(1e-4, 0.0, kv.second.spread());
+        }
+    TEST_ASSERT_MESSAGE(repeated > 10, "word and distance pairs seen in several examples");
+    // the scores themselves, from the first example's q and k (RoPE applied) in a fresh forward
+    RunConfig again;
+    Run r(&again);
+    {
+        Silence quiet;
+        load_run(&r, model);
+    }
+    const AttentionExample& e = d.examples[0];
+    ScoreCurves one = layer0_scores(d, e.length);
+    model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
+    int C = r.model.config.C, HS = C / d.NH, t = first_answer_query(e);
+    auto score = [&](int h, int k) {
+        const real* q = r.model.act(A_QKV, 0) + (size_t)t * 3 * C + h * HS;
+        const real* key = r.model.act(A_QKV, 0) + (size_t)k * 3 * C + C + h * HS;
+        double s = 0;
+        for (int x = 0; x < HS; x++) s += q[x] * key[x];
+        return s;  // model.h's scores have no 1/√hs: wq's init carries it
+    };
+    int checked = 0;
+    for (int h = 0; h < d.NH; h++)
+        for (int k = 0; k <= t; k++) {
+            auto it = one.find({h, e.tokens[k], t - k});
+            if (it == one.end()) continue;
+            TEST_ASSERT_DOUBLE_WITHIN(1e-3, score(h, k) - score(h, t), it->second.mean());
+            checked++;
+        }
+    TEST_ASSERT_EQUAL_INT(2 * (t + 1), checked);
+
+    std::string ape = tiny_trained_model(dir + "/ape", "ape");
+    double widest = 0;
+    for (const auto& kv : layer0_scores(dump_attention_of(ape, dir + "/ape.bin"), 0)) widest = std::max(widest, kv.second.spread());
+    TEST_ASSERT_MESSAGE(widest > 1e-2, "APE's points of one word and distance differ between examples");
 }
 
 // A CoPE model's dump holds its table (or each layer's) and its positions: p_tj = sum_{k=j..t}
@@ -560,9 +671,11 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
     RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);
     RUN_TEST(test_attends_by_query_groups_by_the_predicted_word_or_its_index);
+    RUN_TEST(test_attention_span_bins_the_first_query_by_distance_or_position);
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);
+    RUN_TEST(test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape);
     RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_table_and_positions);
     RUN_TEST(test_dump_attention_of_a_per_layer_cope_model_holds_each_table);
     RUN_TEST(test_table_extend_repeats_the_rows_before_in_cope);

@@ -16,9 +16,9 @@
                     the checks each mode makes before it does any work
    fuzz_dump        an attention dump for dev/attention: byte 0's lowest bit says whether to set
                     the magic and a version (byte 0's next bit: 1, else 2), so that inputs get
-                    past that check to the sizes behind it; then each of dev/attention's four
-                    commands (attends by word and by index) reads it and writes its tables and
-                    plots, as from the command line
+                    past that check to the sizes behind it; then each of dev/attention's six
+                    commands (attends by word and by index, span by distance and by position)
+                    reads it and writes its tables and plots, as from the command line
    fuzz_results     the run files of a sweep for dev/report: up to three runs, each a config.json
                     and a results.json, the six texts NUL-separated (a run whose results.json is
                     missing is unfinished); the whole report is written
@@ -170,7 +170,7 @@ static int fuzz_dump(const uint8_t* data, size_t size) {
     const std::string labelled = "x=" + path;
     const std::vector<std::vector<std::string>> commands = {
         {"distance", path, labelled}, {"histogram", "--min-length", "0", labelled}, {"attends", labelled}, {"attends", "--by", "index", labelled},
-        {"positions", labelled}};
+        {"span", labelled}, {"span", "--keys", "position", labelled}, {"scores", labelled}, {"positions", labelled}};
     for (const std::vector<std::string>& command : commands) {
         std::vector<std::string> words = {"attention", command[0], "--out", out};
         words.insert(words.end(), command.begin() + 1, command.end());
