@@ -128,7 +128,7 @@ static std::vector<int> edges_option(const std::string& text) {
         edges.push_back(count_option("--edges", item));
         if (edges.size() > 1 && edges.back() <= edges[edges.size() - 2]) fail("--edges must rise, got '%s'", text.c_str());
     }
-    if (edges[0] != 0) fail("--edges must start at distance 0, got '%s'", text.c_str());
+    if (edges[0] != 0) fail("--edges must start at 0, got '%s'", text.c_str());
     return edges;
 }
 

@@ -260,7 +260,7 @@ static void test_attention_span_bins_the_first_query_by_distance_or_position(voi
     struct {
         const char *option, *value, *error;
     } bad[] = {
-        {"--edges", "1,2", "--edges must start at distance 0, got '1,2'"},
+        {"--edges", "1,2", "--edges must start at 0, got '1,2'"},
         {"--edges", "0,2,2", "--edges must rise, got '0,2,2'"},
         {"--edges", "0,x", "--edges expects integers >= 0, got 'x'"},
         {"--ranges", "12-9", "--ranges: 12-9 is empty"},
