@@ -204,14 +204,23 @@ static void test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries(v
     assert_refusals("RUNS=0 dev/sweep_throughput.sh", {{"tiny:5", "JOBS and RUNS take whole numbers above 0, got '0'"}});
 }
 
-// --vary adds an axis, and the Slurm script has one array task per run with what each needs
+// --vary adds an axis, and the Slurm script has one array task per run with what each needs: a
+// GPU for a GPU sweep. A build without nvcc (`make NVCC=`, as `make sanitize` builds) has no GPU
+// path, so there the GPU sweep is refused before any run, with the reason, and the script is
+// checked for CPU runs.
 static void test_the_slurm_script_has_one_array_task_per_run(void) {
-    std::string root = temp_dir() + "/slurm";
-    Result r = shell("dev/sweep.sh " + root + " --tasks copy --pes nope,rope --seeds 1,2 --vary --dropout 0,0.1 --device gpu " +
-                     "--slurm --dry-run --sbatch --time=1:00:00 -- --steps 10");
+    bool gpu_build = shell("./train --check --device gpu").status == 0;
+    std::string root = temp_dir() + "/slurm", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope,rope --seeds 1,2 --vary --dropout 0,0.1 ";
+    std::string options = " --slurm --dry-run --sbatch --time=1:00:00 -- --steps 10";
+    if (!gpu_build) {
+        Result refused = shell(sweep + "--device gpu" + options);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, refused.status, refused.out.c_str());
+        TEST_ASSERT_MESSAGE(contains(refused.out, "this build has no GPU path"), refused.out.c_str());
+    }
+    Result r = shell(sweep + "--device " + (gpu_build ? "gpu" : "cpu") + options);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --array=0,1,2,3,4,5,6,7\n"), r.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --gres=gpu:1") && contains(r.out, "#SBATCH --time=1:00:00"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --gres=gpu:1") == gpu_build && contains(r.out, "#SBATCH --time=1:00:00"), r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "--dependency=afterany:"), r.out.c_str());
     std::string runs = read_file(root + "/runs.tsv");
     TEST_ASSERT_MESSAGE(contains(runs, "copy-rope-s2-dropout0.1\t--task copy --pe rope --seed 2 --dropout 0.1 --steps 10\n"), runs.c_str());
