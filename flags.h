@@ -50,6 +50,7 @@ struct RunConfig {
     bool pack = false;                  // training batches' sequences packed end to end into fewer rows
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
+    int keep_every = 0;  // N: every Nth step's parameters also kept, as RUN/step-N.bin; 0: off
     double lr = UNSET;
     double warmup_frac = 0.06, weight_decay = 0.05, grad_clip = 1.0;
     uint64_t seed = 256788;  // the paper's first seed: initialisation, batch order, dropout
@@ -152,7 +153,9 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "t5, kerple_*, fire, cope: each layer its own PE parameters (as CoPE's paper has it), not one tensor for all"},
         {"--pack", FLAG_SWITCH, &c->pack, true, TRAIN | BENCH,
          "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding"},
-        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --pack)
+        {"--keep-every", FLAG_INT, &c->keep_every, true, TRAIN,
+         "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains); 0: off"},
+        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --keep-every)
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
@@ -257,6 +260,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--sample") && c->sample < 1) fail("--sample expects at least 1 example, got %d", c->sample);
+    if (given.count("--keep-every") && c->keep_every < 1) fail("--keep-every expects at least 1 step, got %d", c->keep_every);
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (given.count("--bench-seq")) {  // random tokens of one length: no task's data, digits, drawn positions or padding
         if (c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);

@@ -13,7 +13,8 @@
    ./train --help                            every task, PE and flag
 
  A run directory (--out) receives config.json, log.tsv (one row per step), model.bin (the best
- checkpoint), state.bin (the latest, for --resume), results.json and accuracy.svg. Checkpoints
+ checkpoint), state.bin (the latest, for --resume), results.json and accuracy.svg, and with
+ --keep-every N the parameters of every Nth step as step-N.bin. Checkpoints
  are written whole or not at all; Ctrl-C or SIGTERM saves state.bin and exits; a step whose loss
  or gradient is not finite is never applied (the run stops, or skips it with --skip-nonfinite).
 
@@ -26,6 +27,7 @@
  are made in batches.h. Any error a user can cause ends as one line on stderr, "train: error:
  ...", and exit status 1.
 */
+#include <dirent.h>
 #include <omp.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -135,6 +137,7 @@ static void resolve_config(RunConfig* c) {
     // before its data is built (make_model checks everything, activations included)
     check_fits("the host", model_bytes(architecture, 0), host_available_bytes(), architecture, 0);
     if (c->steps < 1 || c->eval_every < 1) fail("--steps and --eval-every must be at least 1");
+    if (c->keep_every > c->steps) fail("--keep-every %d is past the run's %d steps: it would keep no snapshot", c->keep_every, c->steps);
     if (!(c->lr > 0)) fail("--lr must be above 0");
     if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);
     if (c->sort_pool < 0 || c->sort_pool > 4096) fail("--sort-pool %d is out of range [0, 4096]", c->sort_pool);
@@ -210,14 +213,19 @@ static Progress restore_run(const Header& h, RunConfig* c, const std::set<std::s
 // ----------------------------------------------------------------------------
 // a run, and the device it computes on
 
+// which parameters report() evaluates: model.bin's (the best), state.bin's (the latest step's)
+// or a snapshot's (--keep-every: a step of its own)
+enum Evaluated { EVALUATED_BEST, EVALUATED_LATEST, EVALUATED_SNAPSHOT };
+static const char* const EVALUATED_NAMES[] = {"best", "latest", "snapshot"};  // results.json's "evaluated"
+
 struct Run {
     RunConfig* config;
     Dataset data;
     Model model;  // on the CPU: the model itself; with a GPU: the host copy checkpoints read and write
     Progress progress;
     int saved_step = -1;  // the step state.bin was saved after; -1: none yet
-    int evaluated_step = 0;         // the step of the parameters report() evaluates
-    bool evaluated_latest = false;  // they are a state.bin's (the latest step's), not model.bin's (the best)
+    int evaluated_step = 0;  // the step of the parameters report() evaluates
+    Evaluated evaluated = EVALUATED_BEST;
     std::string dir;
     std::unique_ptr<GpuModel> gpu;  // the model on the GPU, or nothing
     std::vector<float> logits;      // a batch's logits copied from the GPU
@@ -690,21 +698,36 @@ static std::string last_state(const Run& r) {
     return "its last state, " + r.dir + "/state.bin, is from step " + std::to_string(r.saved_step);
 }
 
-// After a validation that scored `accuracy`: keeps the best checkpoint (ties keep the earlier
-// one, as the paper's trainer did) and saves the state to resume from. A checkpoint never holds
-// a value that is not finite.
-static void save_checkpoints(Run* r, double accuracy) {
+// the parameters on the host, for a checkpoint, which never holds a value that is not finite
+static void fetch_finite_params(Run* r) {
     device_to_host(r);
     size_t bad = first_nonfinite(r->model.params);
     if (bad != SIZE_MAX)
         fail("step %d: parameter %s is not finite; nothing saved, %s", r->progress.step, param_location(r->model, bad).c_str(),
              last_state(*r).c_str());
+}
+
+// After a validation that scored `accuracy`: keeps the best checkpoint (ties keep the earlier
+// one, as the paper's trainer did) and saves the state to resume from.
+static void save_checkpoints(Run* r, double accuracy) {
+    fetch_finite_params(r);
     if (accuracy > r->progress.best_accuracy) {
         r->progress.best_accuracy = accuracy;
         r->progress.best_step = r->progress.step;
         save_checkpoint(r->dir + "/model.bin", r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
     }
     save_state(r);
+}
+
+// --keep-every's snapshot of a step, named by it (zero-padded, so that a listing is in step order)
+static std::string snapshot_path(const std::string& dir, int step) { return format_text("%s/step-%06d.bin", dir.c_str(), step); }
+
+// The parameters after this step, kept for --load: how far a run reaches at each point of its
+// training, where model.bin holds one point (the best valid accuracy, often an early step) and
+// state.bin the last. Its header holds the best step until then, which tells it from model.bin.
+static void keep_snapshot(Run* r) {
+    fetch_finite_params(r);
+    save_checkpoint(snapshot_path(r->dir, r->progress.step), r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
 }
 
 // ----------------------------------------------------------------------------
@@ -829,6 +852,7 @@ static void train(Run* r, int stop_at) {
         // log.tsv holds every step up to this one before state.bin says training got this far:
         // a run killed between the two resumes from the older state and rewrites the rows after it
         if (validate) flush_log(log, log_path), save_checkpoints(r, accuracy);
+        if (c.keep_every > 0 && (step + 1) % c.keep_every == 0) keep_snapshot(r);
         if (!validate && !ticker.due()) continue;
 
         double elapsed = seconds_since(start);
@@ -863,8 +887,11 @@ static void report(Run* r, bool write_files) {
     std::string format = scratchpad ? std::string(", scratchpad ") + SCRATCHPAD_FORMATS[c.data.scratchpad].name : "";
     std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
     std::string pe = c.pe + scaling;
-    std::string checkpoint = r->evaluated_latest ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
-                                                 : format_text("checkpoint of step %d (best valid accuracy%s)", r->evaluated_step, skipped.c_str());
+    std::string checkpoint =
+        r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
+        : r->evaluated == EVALUATED_BEST ? format_text("checkpoint of step %d (best valid accuracy%s)", r->evaluated_step, skipped.c_str())
+                                         : format_text("snapshot of step %d (--keep-every; the best valid accuracy until then was step %d's%s)",
+                                                       r->evaluated_step, r->progress.best_step, skipped.c_str());
     printf("\n%s%s with %s, %d layers x %d, %s:\n", c.task.c_str(), format.c_str(), pe.c_str(), c.layers, c.d_model, checkpoint.c_str());
     print_accuracy_table(stdout, valid, test);
     printf("per-token accuracy (teacher-forced, <eos> included): valid %.3f, test %.3f\n", graded_valid.tokens.all.accuracy(),
@@ -881,6 +908,7 @@ static void report(Run* r, bool write_files) {
                        std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] + "\",\n  \"steps\": " +
                        std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
+                       ",\n  \"evaluated\": \"" + EVALUATED_NAMES[r->evaluated] + "\"" +
                        ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
                        ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
                        ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
@@ -949,14 +977,33 @@ static void build(Run* r) { build_model(r, build_data(r)); }
 // The files a run writes in its directory (README, "The run directory").
 static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "nonfinite.txt"};
 
+// the names in dir of the form step-DIGITS.bin followed by `suffix`: --keep-every's snapshots
+// ("") or their temporaries (".tmp")
+static std::vector<std::string> snapshot_files(const std::string& dir, const std::string& suffix) {
+    std::vector<std::string> found;
+    DIR* d = opendir(dir.c_str());
+    if (!d) return found;  // no directory yet: no files
+    const std::string prefix = "step-", ending = ".bin" + suffix;
+    while (const dirent* entry = readdir(d)) {
+        std::string name = entry->d_name;
+        size_t digits = name.size() - std::min(name.size(), prefix.size() + ending.size());
+        if (digits > 0 && name.compare(0, prefix.size(), prefix) == 0 && name.compare(prefix.size() + digits, ending.size(), ending) == 0 &&
+            name.find_first_not_of("0123456789", prefix.size()) == prefix.size() + digits)
+            found.push_back(dir + "/" + name);
+    }
+    closedir(d);
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
 // A write a crash interrupted leaves FILE.tmp (the checkpoints and log.tsv are written so; FILE
 // itself is intact): gone before a run starts or resumes, as the next write of FILE would
 // replace it anyway.
 static void remove_stale_temporaries(const std::string& dir) {
-    for (const char* file : RUN_FILES) {
-        std::string tmp = dir + "/" + file + ".tmp";
+    std::vector<std::string> temporaries = snapshot_files(dir, ".tmp");
+    for (const char* file : RUN_FILES) temporaries.push_back(dir + "/" + file + ".tmp");
+    for (const std::string& tmp : temporaries)
         if (remove(tmp.c_str()) != 0 && errno != ENOENT) fail("can not remove %s: %s", tmp.c_str(), strerror(errno));
-    }
 }
 
 // A new run never silently replaces an earlier one, and a directory never mixes two runs:
@@ -965,7 +1012,7 @@ static void remove_stale_temporaries(const std::string& dir) {
 // and only once the new run's data and model are made, so that a mistake in its flags leaves
 // the earlier run as it was.
 static std::vector<std::string> earlier_run_files(const std::string& dir) {
-    std::vector<std::string> found;
+    std::vector<std::string> found = snapshot_files(dir, "");
     for (const char* file : RUN_FILES)
         if (access((dir + "/" + file).c_str(), F_OK) == 0) found.push_back(dir + "/" + file);
     return found;
@@ -1128,7 +1175,9 @@ static Header load_run(Run* r, const std::string& path, const std::set<std::stri
     RunConfig* c = r->config;
     Header h = read_checkpoint_header(path);
     r->progress = restore_run(h, c, kept);
-    r->evaluated_step = r->progress.step, r->evaluated_latest = h[H_KIND] == CKPT_TRAIN_STATE;
+    r->evaluated_step = r->progress.step;
+    // model.bin is saved at the step that became the best; a snapshot at any other step is not it
+    r->evaluated = h[H_KIND] == CKPT_TRAIN_STATE ? EVALUATED_LATEST : r->progress.step == r->progress.best_step ? EVALUATED_BEST : EVALUATED_SNAPSHOT;
     c->model = header_preset(h);
     if (kept.count("--test-max") && c->data.index_hints)
         fail("--test-max can not test a model trained with --index-hints on other lengths: the hints follow the test lengths, so "

@@ -274,9 +274,10 @@ static SplitResult read_split(const Json& split, const std::string& source) {
 }
 
 // the config fields that are no part of a run's setting: the task (grouped by itself), the method
-// (pe and its wrappers: rivals within a column, not settings apart), the seed (the column) and
-// the parameter count (which the PE implies)
-static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "pe-per-layer", "seed", "parameters"};
+// (pe and its wrappers: rivals within a column, not settings apart), the seed (the column), the
+// parameter count (which the PE implies) and the snapshots kept (which change no step)
+static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "pe-per-layer", "seed", "parameters",
+                                                 "keep-every"};
 
 // Config fields that train.cu gained after runs had been made, each with the value every run
 // from before ran with: a config.json without the field is read as having that value, so that a

@@ -124,6 +124,7 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--load /tmp/a/model.bin --answer --test-max 9", "", "--test-max can not be combined with --load and --answer"},
         {"--load /tmp/a/model.bin --train-max 9", "", "--train-max can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --sample 0", "", "--sample expects at least 1 example, got 0"},
+        {"--load /tmp/a/model.bin --keep-every 5", "", "--keep-every can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
     };
     for (const Bad& b : cases) {
@@ -205,6 +206,46 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
     TEST_ASSERT_EQUAL_INT(0, system(("cp " + dir + "/model.bin " + dir + "/state.bin").c_str()));
     problem = error_problem(train("--resume " + dir), "state.bin holds parameters only, no AdamW state");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+}
+
+// --keep-every N: the parameters of every Nth step in step-N.bin, which --load evaluates as that
+// step's; a new run (with --force) removes them with the rest, and a crash's temporaries go
+static void test_keep_every_keeps_each_nth_step_for_load(void) {
+    char pattern[] = "/tmp/test_cli_keep_XXXXXX";
+    std::string root = mkdtemp(pattern), dir = root + "/run";
+    std::string small = " --task copy_cmc --pe rope --steps 6 --eval-every 3 --train-size 64 --valid-size 16 --test-size 16"
+                        " --train-max 5 --test-max 7 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --out " + dir;
+    Result r = train(small + " --keep-every 2");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    for (const char* step : {"2", "4", "6"}) TEST_ASSERT_EQUAL_INT_MESSAGE(0, access((dir + "/step-00000" + step + ".bin").c_str(), R_OK), step);
+    TEST_ASSERT_MESSAGE(read_file(dir + "/config.json").find("\"keep-every\": 2,") != std::string::npos, "config.json");
+    // step 4's parameters, after the first validation (step 3) chose the best so far
+    Result four = train("--load " + dir + "/step-000004.bin --device cpu --out " + root + "/four");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, four.status, four.err.c_str());
+    TEST_ASSERT_MESSAGE(four.out.find("snapshot of step 4 (--keep-every; the best valid accuracy until then was step 3's)") != std::string::npos,
+                        four.out.c_str());
+    std::string results = read_file(root + "/four/results.json");
+    TEST_ASSERT_MESSAGE(results.find("\"evaluated_step\": 4,\n  \"evaluated\": \"snapshot\"") != std::string::npos, results.c_str());
+    // the last snapshot holds the last step's parameters: state.bin's first tensor set, byte for byte
+    std::string last = read_file(dir + "/step-000006.bin"), state = read_file(dir + "/state.bin");
+    const size_t header = 256 * 4;
+    TEST_ASSERT_EQUAL_INT(0, state.compare(header, last.size() - header, last, header, std::string::npos));
+    TEST_ASSERT_EQUAL_INT(header + (state.size() - header) / 3, last.size());
+    // a snapshot alone is an earlier run; --force removes it with a crash's temporary, and
+    // leaves a name that is not a snapshot's
+    std::ofstream(dir + "/step-000008.bin.tmp") << "torn";
+    std::ofstream(dir + "/step-notes.bin") << "mine";
+    for (const char* file : {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "step-000002.bin", "step-000004.bin"})
+        TEST_ASSERT_EQUAL_INT(0, remove((dir + "/" + file).c_str()));
+    std::string problem = error_problem(train(small), "holds an earlier run");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    Result replaced = train(small + " --force");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
+    for (const char* file : {"step-000006.bin", "step-000008.bin.tmp"}) TEST_ASSERT_MESSAGE(access((dir + "/" + file).c_str(), F_OK) != 0, file);
+    TEST_ASSERT_EQUAL_STRING("mine", read_file(dir + "/step-notes.bin").c_str());
+    // model.bin evaluates as the best, which results.json says
+    Result best = train("--load " + dir + "/model.bin --device cpu --out " + root + "/best");
+    TEST_ASSERT_MESSAGE(read_file(root + "/best/results.json").find("\"evaluated\": \"best\"") != std::string::npos, best.out.c_str());
 }
 
 // --load --out: an evaluation of a checkpoint (here with RoPE scaled) in a run directory of its
@@ -489,6 +530,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
+    RUN_TEST(test_keep_every_keeps_each_nth_step_for_load);
     RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
     RUN_TEST(test_load_tests_a_model_on_longer_lengths);
     RUN_TEST(test_load_answer_decodes_prompts_as_sample_does);

@@ -163,6 +163,8 @@ static const std::vector<Case>& range_cases() {
         {"--weight-decay", "--weight-decay 2", "--weight-decay 2 is out of range [0, 1]"},
         {"--grad-clip", "--grad-clip 0", "--grad-clip must be above 0"},
         {"--eval-every", "--eval-every 0", "--steps and --eval-every must be at least 1"},
+        {"--keep-every", "--keep-every 0", "--keep-every expects at least 1 step, got 0"},
+        {"--keep-every", "--steps 10 --keep-every 11", "--keep-every 11 is past the run's 10 steps: it would keep no snapshot"},
         {"--train-size", "--train-size 0", "--train-size 0 is out of range [1, 10000000]"},
         {"--valid-size", "--valid-size 10000001", "--valid-size 10000001 is out of range [1, 10000000]"},
         {"--test-size", "--test-size 0", "--test-size 0 is out of range [1, 10000000]"},

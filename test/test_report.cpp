@@ -561,6 +561,22 @@ static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) 
     fs::remove_all(dir);
 }
 
+// Keeping snapshots changes no step of a run: runs with --keep-every, without it and from before
+// it are one setting
+static void test_keep_every_is_no_setting(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/old-nope", "copy", "nope", 1, 0.1);  // no keep-every field
+    write_run(dir + "/ape", "copy", "ape", 1, 0.5);
+    add_config_field(dir + "/ape", "\"keep-every\": 0");
+    write_run(dir + "/rope", "copy", "rope", 1, 0.9);
+    add_config_field(dir + "/rope", "\"keep-every\": 500");
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("keep-every") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: rope 1.000  ape 0.500  nope 0.333\n"), summary.c_str());
+    fs::remove_all(dir);
+}
+
 // A wrapped run of `pe` (OOD `wrapped_ood`) is ranked in the plain run's column (OOD
 // `plain_ood`) as a method of its own, and its config field (`field`) makes no setting apart.
 static void check_a_wrapped_run_is_a_rival(const std::string& pe, const Wrappers& w, double plain_ood, double wrapped_ood,
@@ -730,6 +746,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
     RUN_TEST(test_a_field_added_later_reads_as_its_old_value_in_older_runs);
+    RUN_TEST(test_keep_every_is_no_setting);
     RUN_TEST(test_a_coupled_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_a_per_layer_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
