@@ -56,6 +56,12 @@
 #              tested again on lengths 21-500, 5 examples a length (./train --load --test-max 500
 #              --test-size 2400): ROOT/far/TASK-500 (a model not yet trained is named and left
 #              for the next call, as a Slurm sweep leaves them)
+#   steps      how a run's reach to 500 changes as it trains: far's runs again, of PES (default
+#              rope, xpos, kerple_log, kerple_power, fire: those that extend even pairs past 50)
+#              on TASKS (default ch_even_pairs), SEEDS (default the paper's three), keeping every
+#              250th step's parameters (--keep-every 250): ROOT/steps/TASK; then the snapshots
+#              of STEPS (default 250,500,750,1000,1500,2000,3000,4000,5000) tested on 21-500 as
+#              far's models are: ROOT/steps/TASK-500/RUN-stepN
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
 set -u -o pipefail
@@ -72,7 +78,16 @@ task_flags() {
         ch_*) echo "--train-max 20 --test-max 50" ;;
     esac
 }
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted|far [sweep options]" >&2; exit 1; }
+# CHECKPOINT tested again on lengths 21-500, 5 examples a length, into the run directory OUT
+# (left as it is if it has results); a finished run's checkpoint only
+test_to_500() {
+    local checkpoint=$1 out=$2
+    [ -f "$out/results.json" ] && return 0
+    [ -f "$(dirname "$checkpoint")/results.json" ] || { echo "not tested to 500 yet: $(dirname "$checkpoint") has not finished"; return 0; }
+    ./train --load "$checkpoint" --test-max 500 --test-size 2400 --out "$out" --force > "$out.log" 2>&1 ||
+        { echo "failed: $out (see $out.log)"; return 1; }
+}
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted|far|steps [sweep options]" >&2; exit 1; }
 root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
@@ -82,7 +97,7 @@ case $part in
     ablation)
         status=0
         while read -r factor flags; do
-            # shellcheck disable=SC2086  # the flags are words
+            # shellcheck disable=SC2086,SC2046  # the flags are words
             dev/sweep.sh "$root/ablation/$factor" --tasks copy --no-report "$@" -- --model tiny $flags || status=1
         done <<'FACTORS'
 dropout --dropout 0.1
@@ -100,7 +115,7 @@ FACTORS
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
             flags=$(task_flags "$task")
-            # shellcheck disable=SC2086  # the flags are words
+            # shellcheck disable=SC2086,SC2046  # the flags are words
             dev/sweep.sh "$beyond/$task" --tasks "$task" --pes "$all_pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             # shellcheck disable=SC2086
             dev/sweep.sh "$beyond/$task-random" --tasks "$task" --pes fire --seeds "$seeds" --no-report "$@" \
@@ -155,7 +170,7 @@ FACTORS
         IFS=, read -ra tasks <<< "${TASKS:-$twelve}"
         for task in "${tasks[@]}"; do
             flags=$(task_flags "$task")
-            # shellcheck disable=SC2086  # the flags are words
+            # shellcheck disable=SC2086,SC2046  # the flags are words
             dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             [ -n "$random_pes" ] || continue
             # shellcheck disable=SC2086
@@ -167,7 +182,7 @@ FACTORS
         status=0
         IFS=, read -ra tasks <<< "${TASKS:-copy,scan,reverse,addition}"
         for task in "${tasks[@]}"; do
-            # shellcheck disable=SC2086  # the flags are words
+            # shellcheck disable=SC2086,SC2046  # the flags are words
             dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" -- $budget $(task_flags "$task") --sort-pool 16 || status=1
         done
         exit $status ;;
@@ -177,18 +192,34 @@ FACTORS
         IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs,ch_cycle_navigation}"
         shopt -s nullglob
         for task in "${tasks[@]}"; do
-            # shellcheck disable=SC2086  # the flags are words
+            # shellcheck disable=SC2086,SC2046  # the flags are words
             dev/sweep.sh "$root/far/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
                 -- $long_budget $(task_flags "$task") || status=1
             mkdir -p "$root/far/$task-500"
             for run in "$root/far/$task/$task"-*/; do
-                run=${run%/} out=$root/far/$task-500/$(basename "$run")
-                [ -f "$out/results.json" ] && continue
-                [ -f "$run/results.json" ] || { echo "not tested to 500 yet: $run has not finished"; continue; }
-                ./train --load "$run/model.bin" --test-max 500 --test-size 2400 --out "$out" --force > "$out.log" 2>&1 ||
-                    { echo "failed: $out (see $out.log)"; status=1; }
+                run=${run%/}
+                test_to_500 "$run/model.bin" "$root/far/$task-500/$(basename "$run")" || status=1
             done
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted far)" >&2; exit 1 ;;
+    steps)
+        status=0
+        seeds=${SEEDS:-256788,234054,146317} pes=${PES:-rope,xpos,kerple_log,kerple_power,fire}
+        IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs}"
+        IFS=, read -ra steps <<< "${STEPS:-250,500,750,1000,1500,2000,3000,4000,5000}"
+        shopt -s nullglob
+        for task in "${tasks[@]}"; do
+            # shellcheck disable=SC2086,SC2046  # the flags are words
+            dev/sweep.sh "$root/steps/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
+                -- $long_budget $(task_flags "$task") --keep-every 250 || status=1
+            mkdir -p "$root/steps/$task-500"
+            for run in "$root/steps/$task/$task"-*/; do
+                run=${run%/}
+                for step in "${steps[@]}"; do
+                    test_to_500 "$run/$(printf 'step-%06d.bin' "$step")" "$root/steps/$task-500/$(basename "$run")-step$step" || status=1
+                done
+            done
+        done
+        exit $status ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted far steps)" >&2; exit 1 ;;
 esac
