@@ -263,7 +263,7 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     TEST_ASSERT_MESSAGE(contains(runs, "ch_bucket_sort-cope-s256788\t--task ch_bucket_sort --pe cope --seed 256788 --model tiny"), runs.c_str());
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_bucket_sort-random"));
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_even_pairs"));
-    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far)"}});
+    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far steps)"}});
 }
 
 // dev/reproduce.sh's far part: its grid laid out (5,000 steps, the Chomsky task flags), and each
@@ -286,6 +286,29 @@ static void test_reproduce_far_tests_each_finished_run_to_500(void) {
     TEST_ASSERT_MESSAGE(contains(results, "{\"length\": 500, \"correct\": ") && contains(results, "\"test\": {\"accuracy\": ") &&
                             contains(results, "\"total\": 2400, \"by_length\""), results.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "not tested to 500 yet: " + grid + "/ch_even_pairs-fire-s7 has not finished"), r.out.c_str());
+    TEST_ASSERT_FALSE(contains(r.out, "failed"));
+}
+
+// dev/reproduce.sh's steps part: far's grid with --keep-every 250 laid out, and the snapshots of
+// STEPS of each finished run tested to length 500 (here a run trained by hand, keeping every 2nd
+// of 4 steps)
+static void test_reproduce_steps_tests_each_snapshot_to_500(void) {
+    std::string root = temp_dir(), grid = root + "/steps/ch_even_pairs";
+    Result made = shell("./train --task ch_even_pairs --pe nope --seed 7 --steps 4 --eval-every 2 --keep-every 2 --train-size 64 --valid-size 16"
+                        " --test-size 16 --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --threads 1"
+                        " --out " + grid + "/ch_even_pairs-nope-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    Result r = shell("PES=xpos SEEDS=1 STEPS=2,4 dev/reproduce.sh " + root + " steps --slurm --dry-run --threads 1");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string runs = read_file(grid + "/runs.tsv");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, (int)lines(runs).size(), runs.c_str());
+    TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-xpos-s1\t--task ch_even_pairs --pe xpos --seed 1 --model tiny --steps 5000"
+                                       " --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --keep-every 250\n"), runs.c_str());
+    for (const char* step : {"2", "4"}) {
+        std::string results = read_file(root + "/steps/ch_even_pairs-500/ch_even_pairs-nope-s7-step" + step + "/results.json");
+        TEST_ASSERT_MESSAGE(contains(results, std::string("\"evaluated_step\": ") + step + ",") && contains(results, "\"total\": 2400, \"by_length\""),
+                            results.c_str());
+    }
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
@@ -891,6 +914,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
     RUN_TEST(test_reproduce_far_tests_each_finished_run_to_500);
+    RUN_TEST(test_reproduce_steps_tests_each_snapshot_to_500);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
