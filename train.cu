@@ -137,6 +137,7 @@ static void resolve_config(RunConfig* c) {
     // before its data is built (make_model checks everything, activations included)
     check_fits("the host", model_bytes(architecture, 0), host_available_bytes(), architecture, 0);
     if (c->steps < 1 || c->eval_every < 1) fail("--steps and --eval-every must be at least 1");
+    if (c->keep_every < 0) fail("--keep-every %d is below 0", c->keep_every);  // (from a checkpoint: the command line refuses it)
     if (c->keep_every > c->steps) fail("--keep-every %d is past the run's %d steps: it would keep no snapshot", c->keep_every, c->steps);
     if (!(c->lr > 0)) fail("--lr must be above 0");
     if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);

@@ -315,6 +315,24 @@ static void test_skip_nonfinite_and_the_skipped_count_are_saved(void) {
     TEST_ASSERT_FALSE(back.skip_nonfinite);
 }
 
+// --keep-every survives a checkpoint; a value the command line refuses, in a checkpoint whose
+// CRC-32s are right (a file edited with care), is refused when the run is rebuilt from it
+static void test_keep_every_is_saved_and_a_negative_one_refused(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 4);
+    c.keep_every = 2;
+    Run r(&c);
+    prepare_quietly(&r);
+    RunConfig back;
+    restore_run(run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress), &back);
+    TEST_ASSERT_EQUAL_INT(2, back.keep_every);
+    c.keep_every = -3;
+    save_checkpoint(dir + "/state.bin", r.model, run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress));
+    std::string d = dir;
+    const char* resume[] = {"train", "--resume", d.c_str()};
+    TEST_ASSERT_THROWS_WITH(run(3, (char**)resume), "--keep-every -3 is below 0");
+}
+
 static std::vector<char> file_bytes(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -803,6 +821,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_readme_documents_this_builds_checkpoint_layout);
     RUN_TEST(test_corrupt_and_truncated_checkpoints_are_refused);
     RUN_TEST(test_skip_nonfinite_and_the_skipped_count_are_saved);
+    RUN_TEST(test_keep_every_is_saved_and_a_negative_one_refused);
     RUN_TEST(test_a_failed_write_names_the_file_and_the_reason);
     RUN_TEST(test_loading_into_a_different_model_is_refused);
     RUN_TEST(test_resume_continues_bit_exactly);
