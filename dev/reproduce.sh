@@ -97,7 +97,7 @@ case $part in
     ablation)
         status=0
         while read -r factor flags; do
-            # shellcheck disable=SC2086,SC2046  # the flags are words
+            # shellcheck disable=SC2086  # the flags are words
             dev/sweep.sh "$root/ablation/$factor" --tasks copy --no-report "$@" -- --model tiny $flags || status=1
         done <<'FACTORS'
 dropout --dropout 0.1
@@ -115,7 +115,7 @@ FACTORS
         IFS=, read -ra tasks <<< "${TASKS:-copy,addition,ch_parity_check,ch_reverse_string,scan,ch_duplicate_string,reverse}"
         for task in "${tasks[@]}"; do
             flags=$(task_flags "$task")
-            # shellcheck disable=SC2086,SC2046  # the flags are words
+            # shellcheck disable=SC2086  # the flags are words
             dev/sweep.sh "$beyond/$task" --tasks "$task" --pes "$all_pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             # shellcheck disable=SC2086
             dev/sweep.sh "$beyond/$task-random" --tasks "$task" --pes fire --seeds "$seeds" --no-report "$@" \
@@ -170,7 +170,7 @@ FACTORS
         IFS=, read -ra tasks <<< "${TASKS:-$twelve}"
         for task in "${tasks[@]}"; do
             flags=$(task_flags "$task")
-            # shellcheck disable=SC2086,SC2046  # the flags are words
+            # shellcheck disable=SC2086  # the flags are words
             dev/sweep.sh "$root/chomsky/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" -- $budget $flags || status=1
             [ -n "$random_pes" ] || continue
             # shellcheck disable=SC2086
