@@ -228,7 +228,7 @@ static void test_keep_every_keeps_each_nth_step_for_load(void) {
     TEST_ASSERT_MESSAGE(results.find("\"evaluated_step\": 4,\n  \"evaluated\": \"snapshot\"") != std::string::npos, results.c_str());
     // the last snapshot holds the last step's parameters: state.bin's first tensor set, byte for byte
     std::string last = read_file(dir + "/step-000006.bin"), state = read_file(dir + "/state.bin");
-    const size_t header = 256 * 4;
+    const size_t header = HEADER_FIELDS * sizeof(int32_t);
     TEST_ASSERT_EQUAL_INT(0, state.compare(header, last.size() - header, last, header, std::string::npos));
     TEST_ASSERT_EQUAL_INT(header + (state.size() - header) / 3, last.size());
     // a snapshot alone is an earlier run; --force removes it with a crash's temporary, and
