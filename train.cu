@@ -978,20 +978,22 @@ static void build(Run* r) { build_model(r, build_data(r)); }
 // The files a run writes in its directory (README, "The run directory").
 static const char* RUN_FILES[] = {"config.json", "log.tsv", "model.bin", "state.bin", "results.json", "accuracy.svg", "nonfinite.txt"};
 
-// the names in dir of the form step-DIGITS.bin followed by `suffix`: --keep-every's snapshots
-// ("") or their temporaries (".tmp")
+// whether `name` is step-DIGITS followed by `ending` (".bin" for a snapshot)
+static bool is_snapshot_name(const std::string& name, const std::string& ending) {
+    const std::string prefix = "step-";
+    if (name.size() <= prefix.size() + ending.size()) return false;
+    size_t digits_end = name.size() - ending.size();
+    return name.compare(0, prefix.size(), prefix) == 0 && name.compare(digits_end, std::string::npos, ending) == 0 &&
+           name.find_first_not_of("0123456789", prefix.size()) == digits_end;
+}
+
+// the paths in dir of --keep-every's snapshots (suffix "") or their temporaries (".tmp")
 static std::vector<std::string> snapshot_files(const std::string& dir, const std::string& suffix) {
     std::vector<std::string> found;
     DIR* d = opendir(dir.c_str());
     if (!d) return found;  // no directory yet: no files
-    const std::string prefix = "step-", ending = ".bin" + suffix;
-    while (const dirent* entry = readdir(d)) {
-        std::string name = entry->d_name;
-        size_t digits = name.size() - std::min(name.size(), prefix.size() + ending.size());
-        if (digits > 0 && name.compare(0, prefix.size(), prefix) == 0 && name.compare(prefix.size() + digits, ending.size(), ending) == 0 &&
-            name.find_first_not_of("0123456789", prefix.size()) == prefix.size() + digits)
-            found.push_back(dir + "/" + name);
-    }
+    while (const dirent* entry = readdir(d))
+        if (is_snapshot_name(entry->d_name, ".bin" + suffix)) found.push_back(dir + "/" + entry->d_name);
     closedir(d);
     std::sort(found.begin(), found.end());
     return found;
