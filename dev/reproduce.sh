@@ -56,6 +56,10 @@
 #              tested again on lengths 21-500, 5 examples a length (./train --load --test-max 500
 #              --test-size 2400): ROOT/far/TASK-500 (a model not yet trained is named and left
 #              for the next call, as a Slurm sweep leaves them)
+#   farrandom  far again with every training position drawn from 0-2047 (--random-positions 2048,
+#              the noise_max_length of Ruoss et al. 2023's example): PES (default the nine with
+#              positions to draw; ape_learned's table then has a row for every position to 500):
+#              ROOT/far/TASK-random, tested to 500 into ROOT/far/TASK-random-500
 #   steps      how a run's reach to 500 changes as it trains: far's runs again, of PES (default
 #              rope, xpos, kerple_log, kerple_power, fire: those that extend even pairs past 50)
 #              on TASKS (default ch_even_pairs), SEEDS (default the paper's three), keeping every
@@ -87,7 +91,30 @@ test_to_500() {
     ./train --load "$checkpoint" --test-max 500 --test-size 2400 --out "$out" --force > "$out.log" 2>&1 ||
         { echo "failed: $out (see $out.log)"; return 1; }
 }
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted|far|steps [sweep options]" >&2; exit 1; }
+# far and farrandom: each of TASKS (default ch_even_pairs, ch_cycle_navigation) with PES (default
+# DEFAULT_PES), SEEDS (default 256788), far's budget and the task's flags, and with
+# --random-positions 2048 where SUFFIX is -random: ROOT/far/TASKSUFFIX; then each finished
+# model tested to 500: ROOT/far/TASKSUFFIX-500
+far() {  # DEFAULT_PES SUFFIX [sweep options]
+    local default_pes=$1 suffix=$2 status=0 task run
+    shift 2
+    local seeds=${SEEDS:-256788} pes=${PES:-$default_pes} random=()
+    [ -n "$suffix" ] && random=(--random-positions 2048)
+    IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs,ch_cycle_navigation}"
+    shopt -s nullglob
+    for task in "${tasks[@]}"; do
+        # shellcheck disable=SC2086,SC2046  # the flags are words
+        dev/sweep.sh "$root/far/$task$suffix" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
+            -- $long_budget $(task_flags "$task") "${random[@]}" || status=1
+        mkdir -p "$root/far/$task$suffix-500"
+        for run in "$root/far/$task$suffix/$task"-*/; do
+            run=${run%/}
+            test_to_500 "$run/model.bin" "$root/far/$task$suffix-500/$(basename "$run")" || status=1
+        done
+    done
+    exit $status
+}
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted|far|farrandom|steps [sweep options]" >&2; exit 1; }
 root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
@@ -186,22 +213,8 @@ FACTORS
             dev/sweep.sh "$root/sorted/$task" --tasks "$task" --no-report "$@" -- $budget $(task_flags "$task") --sort-pool 16 || status=1
         done
         exit $status ;;
-    far)
-        status=0
-        seeds=${SEEDS:-256788} pes=${PES:-nope,ape,t5,alibi,rope,xpos,kerple_log,kerple_power,fire}
-        IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs,ch_cycle_navigation}"
-        shopt -s nullglob
-        for task in "${tasks[@]}"; do
-            # shellcheck disable=SC2086,SC2046  # the flags are words
-            dev/sweep.sh "$root/far/$task" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
-                -- $long_budget $(task_flags "$task") || status=1
-            mkdir -p "$root/far/$task-500"
-            for run in "$root/far/$task/$task"-*/; do
-                run=${run%/}
-                test_to_500 "$run/model.bin" "$root/far/$task-500/$(basename "$run")" || status=1
-            done
-        done
-        exit $status ;;
+    far) far nope,ape,t5,alibi,rope,xpos,kerple_log,kerple_power,fire "" "$@" ;;
+    farrandom) far ape,ape_learned,t5,alibi,rope,xpos,kerple_log,kerple_power,fire -random "$@" ;;
     steps)
         status=0
         seeds=${SEEDS:-256788,234054,146317} pes=${PES:-rope,xpos,kerple_log,kerple_power,fire}
@@ -221,5 +234,5 @@ FACTORS
             done
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted far steps)" >&2; exit 1 ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted far farrandom steps)" >&2; exit 1 ;;
 esac
