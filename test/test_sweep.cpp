@@ -263,7 +263,7 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     TEST_ASSERT_MESSAGE(contains(runs, "ch_bucket_sort-cope-s256788\t--task ch_bucket_sort --pe cope --seed 256788 --model tiny"), runs.c_str());
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_bucket_sort-random"));
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_even_pairs"));
-    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far steps)"}});
+    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far farrandom steps)"}});
 }
 
 // dev/reproduce.sh's far part: its grid laid out (5,000 steps, the Chomsky task flags), and each
@@ -286,6 +286,29 @@ static void test_reproduce_far_tests_each_finished_run_to_500(void) {
     TEST_ASSERT_MESSAGE(contains(results, "{\"length\": 500, \"correct\": ") && contains(results, "\"test\": {\"accuracy\": ") &&
                             contains(results, "\"total\": 2400, \"by_length\""), results.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "not tested to 500 yet: " + grid + "/ch_even_pairs-fire-s7 has not finished"), r.out.c_str());
+    TEST_ASSERT_FALSE(contains(r.out, "failed"));
+}
+
+// dev/reproduce.sh's farrandom part: far's grid with every training position drawn below 2048,
+// for the nine PEs with positions to draw, and its finished runs tested to 500 in TASK-random-500
+static void test_reproduce_farrandom_draws_positions_below_2048(void) {
+    std::string root = temp_dir(), grid = root + "/far/ch_even_pairs-random";
+    Result made = shell("./train --task ch_even_pairs --pe ape_learned --seed 7 --steps 2 --eval-every 2 --train-size 64 --valid-size 16"
+                        " --test-size 16 --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --random-positions 2048"
+                        " --device cpu --threads 1 --out " + grid + "/ch_even_pairs-ape_learned-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    Result r = shell("TASKS=ch_even_pairs dev/reproduce.sh " + root + " farrandom --slurm --dry-run --threads 1");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string runs = read_file(grid + "/runs.tsv");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(9, (int)lines(runs).size(), runs.c_str());
+    TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-ape_learned-s256788\t--task ch_even_pairs --pe ape_learned --seed 256788 --model tiny"
+                                       " --steps 5000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --random-positions 2048\n"),
+                        runs.c_str());
+    TEST_ASSERT_FALSE(contains(runs, "-nope-") || contains(runs, "-cope-"));
+    // ape_learned's table has a row for each of the 2048 positions, so its model is tested to 500
+    std::string results = read_file(root + "/far/ch_even_pairs-random-500/ch_even_pairs-ape_learned-s7/results.json");
+    TEST_ASSERT_MESSAGE(contains(results, "{\"length\": 500, \"correct\": ") && contains(results, "\"total\": 2400, \"by_length\""),
+                        results.c_str());
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
@@ -914,6 +937,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
     RUN_TEST(test_reproduce_far_tests_each_finished_run_to_500);
+    RUN_TEST(test_reproduce_farrandom_draws_positions_below_2048);
     RUN_TEST(test_reproduce_steps_tests_each_snapshot_to_500);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
