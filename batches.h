@@ -4,6 +4,8 @@
  similar lengths; fill_batch lays them out right-padded, with the answer tokens as targets;
  draw_positions and draw_place_offsets add what --random-positions, --abacus and
  --position-coupling draw for them; pack_batch (--pack) lays them end to end in fewer rows.
+ Evaluation fills its batches here too, and draw_eval_positions draws their positions where
+ --eval-positions asks for it.
 
  Invariants worth knowing:
    - everything here is a function of (seed, step) alone, so a resumed run sees the batches,
@@ -64,20 +66,32 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
     }
 }
 
-// --random-positions L: each training sequence's n positions, n distinct values of 0 .. L-1 in
-// increasing order, uniformly over all such sets (Ruoss et al. 2023). Selection sampling draws
-// them in one pass: position p is taken with probability (still needed) / (still available).
-// A function of (seed, step) alone, like the batches, so a resumed run draws the same.
+// --random-positions L: a sequence's n positions, n distinct values of 0 .. L-1 in increasing
+// order, uniformly over all such sets (Ruoss et al. 2023), into row b of the batch. Selection
+// sampling draws them in one pass: position p is taken with probability (still needed) / (still
+// available).
+static void draw_row_positions(Batch* batch, int b, int L, Rng rng) {
+    int* pos = batch->positions.data() + (size_t)b * batch->T;
+    int n = batch->lengths[b], taken = 0;
+    for (int p = 0; p < L && taken < n; p++)
+        if (rng.below(L - p) < n - taken) pos[taken++] = p;
+    for (int t = n; t < batch->T; t++) pos[t] = pos[n - 1];  // padding: any position in range will do
+}
+
+// Training's draw: a function of (seed, step) alone, like the batches, so a resumed run draws the same.
 static void draw_positions(Batch* batch, int L, uint64_t seed, int step) {
     batch->positions.assign((size_t)batch->B * batch->T, 0);
-    for (int b = 0; b < batch->B; b++) {
-        Rng rng = rng_stream(seed, hash_string("positions"), step, b);
-        int* pos = batch->positions.data() + (size_t)b * batch->T;
-        int n = batch->lengths[b], taken = 0;
-        for (int p = 0; p < L && taken < n; p++)
-            if (rng.below(L - p) < n - taken) pos[taken++] = p;
-        for (int t = n; t < batch->T; t++) pos[t] = pos[n - 1];  // padding: any position in range will do
-    }
+    for (int b = 0; b < batch->B; b++) draw_row_positions(batch, b, L, rng_stream(seed, hash_string("positions"), step, b));
+}
+
+// --eval-positions drawn: evaluation draws too, as Ruoss et al.'s code evaluates, so that the
+// model meets the spacing of positions it was trained on (0 .. n-1 is a draw training all but
+// never makes). A function of (seed, split, example) alone: the batch size and the order of the
+// examples change no example's positions.
+static void draw_eval_positions(Batch* batch, int L, uint64_t seed, const char* split, const std::vector<int>& examples) {
+    batch->positions.assign((size_t)batch->B * batch->T, 0);
+    for (int b = 0; b < batch->B; b++)
+        draw_row_positions(batch, b, L, rng_stream(seed, hash_string("evaluation positions"), hash_string(split), examples[b]));
 }
 
 // --abacus and --position-coupling: each training sequence's shift of its digits' places (pe.h),

@@ -34,6 +34,10 @@
 
 static const int UNSET = -1;
 
+// --eval-positions: where a --random-positions model's tokens sit when it is evaluated
+enum EvalPositions { EVAL_COUNTED, EVAL_DRAWN, NUM_EVAL_POSITIONS };
+static const char* const EVAL_POSITIONS_NAMES[NUM_EVAL_POSITIONS] = {"counted", "drawn"};
+
 struct RunConfig {
     std::string task = "copy";
     std::string pe = "nope";
@@ -49,6 +53,7 @@ struct RunConfig {
     bool pe_per_layer = false;          // each layer its own PE parameters (as CoPE's paper), not one tensor for all
     bool pack = false;                  // training batches' sequences packed end to end into fewer rows
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
+    int eval_positions = EVAL_COUNTED;  // positions at evaluation, an index into EVAL_POSITIONS_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     int keep_every = 0;  // N: every Nth step's parameters also kept, as RUN/step-N.bin; 0: off
     double lr = UNSET;
@@ -138,7 +143,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--reverse-digits", FLAG_SWITCH, &c->data.reverse_digits, true, DATA | ANSWER, "addition: every number least significant digit first (Abacus's format)"},
         {"--index-hints", FLAG_SWITCH, &c->data.index_hints, true, DATA | ANSWER, "addition: a hint word @k before each digit names its place (Zhou et al. 2024)"},
         {"--random-positions", FLAG_INT, &c->random_positions, true, MODEL,
-         "train at sorted positions drawn from 0..L-1, evaluate at 0..n-1 (Ruoss et al. 2023); 0: off"},
+         "train at sorted positions drawn from 0..L-1, evaluate at 0..n-1 or as drawn (--eval-positions) (Ruoss et al. 2023); 0: off"},
         {"--abacus", FLAG_SWITCH, &c->abacus, true, MODEL,
          "digits also get a learned embedding of their place in their number, shifted 0-99 in training (McLeish et al. 2024)"},
         {"--position-coupling", FLAG_SWITCH, &c->position_coupling, true, MODEL,
@@ -158,6 +163,9 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         // (the saved flags above are checkpoint fields in table order: a new one goes here, after --keep-every)
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
+        {"--eval-positions", FLAG_CHOICE, &c->eval_positions, false, TRAIN | RESUME | LOAD,
+         "a --random-positions model, evaluation only: counted (0..n-1) or drawn as in training, a draw per example (as Ruoss et al.'s code)",
+         row_names(EVAL_POSITIONS_NAMES)},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
         {"--force", FLAG_SWITCH, &c->force, false, TRAIN | LOAD, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--check", FLAG_SWITCH, &c->check, false, TRAIN, "check the flags, make the data and stop: no training, no file written"},
@@ -260,6 +268,8 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--sample") && c->sample < 1) fail("--sample expects at least 1 example, got %d", c->sample);
+    if (given.count("--sample") && c->eval_positions == EVAL_DRAWN)
+        fail("--sample can not be combined with --eval-positions drawn: its decoding may run past the positions drawn for the gold answer");
     if (given.count("--keep-every") && c->keep_every < 1) fail("--keep-every expects at least 1 step, got %d", c->keep_every);
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (given.count("--bench-seq")) {  // random tokens of one length: no task's data, digits, drawn positions or padding
@@ -279,12 +289,12 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})
         if (mode == DUMP && given.count(drawn)) fail("%s can not be combined with --dump-state, whose file holds no positions", drawn);
     if (mode == LOAD && c->answer) {
-        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--precision", "--test-max", "--test-size"})
+        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--precision", "--test-max", "--test-size", "--eval-positions"})
             if (given.count(other)) fail("%s can not be combined with --load and --answer, which decode prompts from stdin on the CPU", other);
     }
     if (given.count("--dump-attention")) {
         if (given.count("--out")) fail("--out can not be combined with --dump-attention, which writes FILE");
-        for (const char* setting : {"--sample", "--rope-scaling", "--device", "--precision"})
+        for (const char* setting : {"--sample", "--rope-scaling", "--eval-positions", "--device", "--precision"})
             if (given.count(setting)) fail("%s can not be combined with --dump-attention, which dumps the model as trained, on the CPU", setting);
     } else if (given.count("--dump-per-length")) {
         fail("--dump-per-length is read only with --dump-attention");

@@ -875,7 +875,8 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 }
 
 // Where a batch's tokens sit, when not each row one sequence at positions 0 .. T-1 (the
-// default: every pointer nullptr). Training sets them; evaluation and generation do not.
+// default: every pointer nullptr). Training sets them, evaluation only positions it draws
+// (--eval-positions drawn), generation none.
 struct TokenPlaces {
     // (B, T) each token's position: drawn (--random-positions), or counted from its sequence's
     // start (--pack). The model must be made with a bias plane per row for these (bias_planes);

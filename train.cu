@@ -132,6 +132,10 @@ static void resolve_config(RunConfig* c) {
         }
     ModelConfig architecture = model_config(*c, 1, 1);
     validate_model_config(architecture);
+    if (c->eval_positions == EVAL_DRAWN && c->random_positions == 0)
+        fail("--eval-positions drawn draws positions as --random-positions does in training, and this model was trained at 0..n-1");
+    if (c->eval_positions == EVAL_DRAWN && c->data.scratchpad != SCRATCHPAD_NONE)
+        fail("--eval-positions drawn can not grade a scratchpad: its answer is decoded on past the positions drawn for the gold one");
     if (c->rope_scaling != ROPE_UNSCALED && architecture.pe != PE_ROPE) fail("--rope-scaling rescales RoPE's angles: it needs --pe rope, not %s", c->pe.c_str());  // now, before any data is built; vocabulary and length come later
     // parameters, gradients and AdamW state alone: a model too large for any machine is refused
     // before its data is built (make_model checks everything, activations included)
@@ -271,7 +275,8 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     return true;
 }
 
-// the logits (B, T, V) of a batch, without dropout, in host memory
+// the logits (B, T, V) of a batch, without dropout, in host memory (a batch with drawn positions
+// is a --random-positions model's, which gpu_lacks keeps on the CPU)
 static const float* device_logits(Run* r, const Batch& batch) {
 #ifdef __CUDACC__
     if (r->gpu) {
@@ -280,7 +285,7 @@ static const float* device_logits(Run* r, const Batch& batch) {
         return r->logits.data();
     }
 #endif
-    model_forward(&r->model, batch.tokens.data(), nullptr, batch.B, batch.T, NO_DROPOUT);
+    model_forward(&r->model, batch.tokens.data(), nullptr, batch.B, batch.T, NO_DROPOUT, 0, batch.places());
     return r->model.act(A_LOGITS);
 }
 
@@ -479,6 +484,7 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
     for (size_t first = 0; first < order.size(); first += batch_size) {
         std::vector<int> examples(order.begin() + first, order.begin() + std::min(order.size(), first + (size_t)batch_size));
         fill_batch(&batch, split, examples);
+        if (r->config->eval_positions == EVAL_DRAWN) draw_eval_positions(&batch, r->model.config.random_positions, r->config->seed, name, examples);
         scale_rope_for(r, batch.T);
         const float* logits = device_logits(r, batch);
         std::vector<Difference> to_decode;  // decoded after the batch: decoding overwrites the CPU's logits
@@ -887,7 +893,8 @@ static void report(Run* r, bool write_files) {
     bool scratchpad = c.data.scratchpad != SCRATCHPAD_NONE;
     std::string format = scratchpad ? std::string(", scratchpad ") + SCRATCHPAD_FORMATS[c.data.scratchpad].name : "";
     std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
-    std::string pe = c.pe + scaling;
+    std::string drawn = c.eval_positions == EVAL_DRAWN ? format_text(" (positions drawn from 0-%d in evaluation too)", c.random_positions - 1) : "";
+    std::string pe = c.pe + scaling + drawn;
     std::string checkpoint =
         r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
         : r->evaluated == EVALUATED_BEST ? format_text("checkpoint of step %d (best valid accuracy%s)", r->evaluated_step, skipped.c_str())
@@ -906,7 +913,8 @@ static void report(Run* r, bool write_files) {
     }
     if (!write_files) return;
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
-                       std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] + "\",\n  \"steps\": " +
+                       std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] +
+                       "\",\n  \"eval_positions\": \"" + EVAL_POSITIONS_NAMES[c.eval_positions] + "\",\n  \"steps\": " +
                        std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
                        ",\n  \"evaluated\": \"" + EVALUATED_NAMES[r->evaluated] + "\"" +

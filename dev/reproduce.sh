@@ -56,10 +56,12 @@
 #              tested again on lengths 21-500, 5 examples a length (./train --load --test-max 500
 #              --test-size 2400): ROOT/far/TASK-500 (a model not yet trained is named and left
 #              for the next call, as a Slurm sweep leaves them)
-#   farrandom  far again with every training position drawn from 0-2047 (--random-positions 2048,
-#              the noise_max_length of Ruoss et al. 2023's example): PES (default the nine with
-#              positions to draw; ape_learned's table then has a row for every position to 500):
-#              ROOT/far/TASK-random, tested to 500 into ROOT/far/TASK-random-500
+#   farrandom  far again with every position drawn from 0-2047 (--random-positions 2048, the
+#              noise_max_length of Ruoss et al. 2023's example), in training and, as their code
+#              does, in evaluation (--eval-positions drawn): PES (default the nine with positions
+#              to draw; ape_learned's table then has a row for every position to 500):
+#              ROOT/far/TASK-random, tested to 500 with drawn positions into
+#              ROOT/far/TASK-random-500 and at 0..n-1 into ROOT/far/TASK-random-500-counted
 #   steps      how a run's reach to 500 changes as it trains: far's runs again, of PES (default
 #              rope, xpos, kerple_log, kerple_power, fire: those that extend even pairs past 50)
 #              on TASKS (default ch_even_pairs), SEEDS (default the paper's three), keeping every
@@ -83,23 +85,25 @@ task_flags() {
     esac
 }
 # CHECKPOINT tested again on lengths 21-500, 5 examples a length, into the run directory OUT
-# (left as it is if it has results); a finished run's checkpoint only
-test_to_500() {
+# (left as it is if it has results), with FLAGS; a finished run's checkpoint only
+test_to_500() {  # CHECKPOINT OUT [FLAGS]
     local checkpoint=$1 out=$2
+    shift 2
     [ -f "$out/results.json" ] && return 0
     [ -f "$(dirname "$checkpoint")/results.json" ] || { echo "not tested to 500 yet: $(dirname "$checkpoint") has not finished"; return 0; }
-    ./train --load "$checkpoint" --test-max 500 --test-size 2400 --out "$out" --force > "$out.log" 2>&1 ||
+    ./train --load "$checkpoint" --test-max 500 --test-size 2400 --out "$out" --force "$@" > "$out.log" 2>&1 ||
         { echo "failed: $out (see $out.log)"; return 1; }
 }
 # far and farrandom: each of TASKS (default ch_even_pairs, ch_cycle_navigation) with PES (default
-# DEFAULT_PES), SEEDS (default 256788), far's budget and the task's flags, and with
-# --random-positions 2048 where SUFFIX is -random: ROOT/far/TASKSUFFIX; then each finished
-# model tested to 500: ROOT/far/TASKSUFFIX-500
+# DEFAULT_PES), SEEDS (default 256788), far's budget and the task's flags, and where SUFFIX is
+# -random with positions drawn in training and in evaluation: ROOT/far/TASKSUFFIX; then each
+# finished model tested to 500: ROOT/far/TASKSUFFIX-500 (drawn), and where SUFFIX is -random at
+# positions 0..n-1 too: ROOT/far/TASKSUFFIX-500-counted
 far() {  # DEFAULT_PES SUFFIX [sweep options]
     local default_pes=$1 suffix=$2 status=0 task run
     shift 2
     local seeds=${SEEDS:-256788} pes=${PES:-$default_pes} random=()
-    [ -n "$suffix" ] && random=(--random-positions 2048)
+    [ -n "$suffix" ] && random=(--random-positions 2048 --eval-positions drawn)
     IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs,ch_cycle_navigation}"
     shopt -s nullglob
     for task in "${tasks[@]}"; do
@@ -107,9 +111,11 @@ far() {  # DEFAULT_PES SUFFIX [sweep options]
         dev/sweep.sh "$root/far/$task$suffix" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
             -- $long_budget $(task_flags "$task") "${random[@]}" || status=1
         mkdir -p "$root/far/$task$suffix-500"
+        [ -n "$suffix" ] && mkdir -p "$root/far/$task$suffix-500-counted"
         for run in "$root/far/$task$suffix/$task"-*/; do
             run=${run%/}
-            test_to_500 "$run/model.bin" "$root/far/$task$suffix-500/$(basename "$run")" || status=1
+            test_to_500 "$run/model.bin" "$root/far/$task$suffix-500/$(basename "$run")" "${random[@]:2}" || status=1
+            [ -z "$suffix" ] || test_to_500 "$run/model.bin" "$root/far/$task$suffix-500-counted/$(basename "$run")" || status=1
         done
     done
     exit $status

@@ -145,6 +145,68 @@ static void test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool(v
     TEST_ASSERT_MESSAGE(fresh.examples(2 * K + 1, B) == pooled.examples(2 * K + 1, B), "a fresh sampler disagrees");
 }
 
+// A batch of B rows of n tokens each, as fill_batch would leave it (for the draws of positions)
+static Batch rows_of(int B, int n) {
+    Batch batch;
+    batch.B = B, batch.T = n;
+    batch.lengths.assign(B, n);
+    return batch;
+}
+
+// --random-positions L: each sequence's positions are n distinct values below L, increasing, the
+// padding at the last one, and every such set equally likely (all 56 sets of 3 of 8, each
+// 1,000 times in expectation over 56,000 draws: 5 standard deviations either side); a function
+// of (seed, step) alone.
+static void test_drawn_positions_are_uniform_over_the_sorted_sets_below_L(void) {
+    Split split = training_split(100);
+    BatchSampler sampler(7, split, 0);
+    Batch padded;
+    sampler.fill(&padded, 3, 16);
+    draw_positions(&padded, 64, 7, 3);
+    for (int b = 0; b < padded.B; b++) {
+        const int* pos = padded.positions.data() + (size_t)b * padded.T;
+        int n = padded.lengths[b];
+        for (int t = 0; t < padded.T; t++) {
+            TEST_ASSERT_TRUE(pos[t] >= 0 && pos[t] < 64);
+            if (t > 0 && t < n) TEST_ASSERT_MESSAGE(pos[t - 1] < pos[t], "positions not increasing");
+            if (t >= n) TEST_ASSERT_EQUAL_INT(pos[n - 1], pos[t]);
+        }
+    }
+    Batch again = padded;
+    draw_positions(&again, 64, 7, 3);
+    TEST_ASSERT_MESSAGE(again.positions == padded.positions, "the same (seed, step) drew other positions");
+    draw_positions(&again, 64, 7, 4);
+    TEST_ASSERT_MESSAGE(again.positions != padded.positions, "another step drew the same positions");
+    std::map<std::vector<int>, int> sets;
+    Batch small = rows_of(1000, 3);
+    for (int step = 0; step < 56; step++) {
+        draw_positions(&small, 8, 11, step);
+        for (int b = 0; b < small.B; b++) sets[std::vector<int>(small.positions.begin() + 3 * b, small.positions.begin() + 3 * b + 3)]++;
+    }
+    TEST_ASSERT_EQUAL_INT(56, (int)sets.size());
+    for (const auto& [set, count] : sets) TEST_ASSERT_MESSAGE(count > 842 && count < 1158, format_text("set drawn %d times", count).c_str());
+}
+
+// --eval-positions drawn: an example's positions depend on (seed, split, example) alone, not on
+// the batch it is evaluated in, and differ between examples and between splits
+static void test_evaluation_draws_each_example_its_own_positions(void) {
+    Batch first = rows_of(3, 20), second = rows_of(2, 20);
+    draw_eval_positions(&first, 2048, 7, "valid", {4, 9, 2});
+    draw_eval_positions(&second, 2048, 7, "valid", {9, 5});
+    auto row = [](const Batch& b, int r) { return std::vector<int>(b.positions.begin() + (size_t)r * b.T, b.positions.begin() + (size_t)(r + 1) * b.T); };
+    TEST_ASSERT_MESSAGE(row(first, 1) == row(second, 0), "example 9 drew other positions in another batch");
+    TEST_ASSERT_MESSAGE(row(first, 0) != row(first, 1), "two examples drew the same positions");
+    Batch test = rows_of(1, 20);
+    draw_eval_positions(&test, 2048, 7, "test", {9});
+    TEST_ASSERT_MESSAGE(row(test, 0) != row(second, 0), "example 9 of test drew valid's positions");
+    for (const Batch* b : {&first, &second, &test})
+        for (int r = 0; r < b->B; r++) {
+            std::vector<int> pos = row(*b, r);
+            TEST_ASSERT_MESSAGE(std::is_sorted(pos.begin(), pos.end()) && std::adjacent_find(pos.begin(), pos.end()) == pos.end() && pos.back() < 2048,
+                                "not distinct increasing positions below L");
+        }
+}
+
 // --pack: each sequence of the padded batch sits whole in one packed row (its tokens, targets
 // and drawn positions, counting from where it starts, which its starts name), no two overlap,
 // padding only ends a row, and the rows are fewer; with positions not drawn, each sequence's
@@ -811,6 +873,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_batches_put_targets_on_the_answer_and_eos_only);
     RUN_TEST(test_batch_order_visits_every_example_once_per_epoch_and_depends_only_on_the_step);
     RUN_TEST(test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool);
+    RUN_TEST(test_drawn_positions_are_uniform_over_the_sorted_sets_below_L);
+    RUN_TEST(test_evaluation_draws_each_example_its_own_positions);
     RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
