@@ -21,7 +21,9 @@
      true: the PE's learned values once per layer), and "+" and
      results.json's "rope_scaling" where that is not "none" ("rope+pi": an evaluation of a rope
      checkpoint with its angles rescaled, whose config.json is the trained run's own, so only its
-     results tell it apart). Runs from before these fields are plain PEs.
+     results tell it apart), and "+drawn" where results.json's "eval_positions" is "drawn" (a
+     --random-positions model evaluated at drawn positions: "ape+rand+drawn"). Runs from before
+     these fields are plain PEs.
    - Wrappers are not settings. A wrapper is what is under test, a rival of the plain PE (does
      fire+rand generalize further than nope?), so it is ranked in the same columns; a setting is
      what the rivals of a column share.
@@ -320,6 +322,8 @@ static void read_results(SweepRun* run, const std::string& path) {
     // the trained run's; results from before the field are unscaled
     std::string scaling = results.find("rope_scaling") ? field(results, "rope_scaling", Json::STRING, path).text : "none";
     if (scaling != "none") run->method.wrappers += "+" + scaling;
+    // so is a --random-positions model evaluated at drawn positions (results from before the field: at 0..n-1)
+    if (results.find("eval_positions") && field(results, "eval_positions", Json::STRING, path).text == "drawn") run->method.wrappers += "+drawn";
 }
 
 // the run in `dir`; adds the names of its setting's fields that are new to field_order

@@ -277,6 +277,40 @@ static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) 
     TEST_ASSERT_MESSAGE(read_file(eval + "/results.json").find("\"rope_scaling\": \"none\",") != std::string::npos, "not replaced");
 }
 
+// results.json's line of `part` ("valid_tokens", ...), or ""
+static std::string results_line(const std::string& results, const std::string& part) {
+    size_t at = results.find("\"" + part + "\": ");
+    return at == std::string::npos ? "" : results.substr(at, results.find('\n', at) - at);
+}
+
+// --eval-positions drawn: a --random-positions model evaluated at positions drawn as training
+// draws them, a draw per (seed, split, example), so two evaluations agree to the byte; the
+// model reads them, so the counts differ from those at 0..n-1 (the run's own results). Given in
+// training, validation draws too: the run's results say so.
+static void test_eval_positions_drawn_evaluates_each_example_at_drawn_positions(void) {
+    char pattern[] = "/tmp/test_cli_drawn_XXXXXX";
+    std::string root = mkdtemp(pattern), dir = root + "/run";
+    std::string small = " --task copy_cmc --pe ape --random-positions 64 --steps 400 --eval-every 200 --train-size 256 --valid-size 32"
+                        " --test-size 32 --train-max 5 --test-max 9 --layers 1 --d-model 32 --heads 2 --d-ff 64 --batch 8 --device cpu";
+    Result r = train(small + " --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    std::string counted = read_file(dir + "/results.json");
+    TEST_ASSERT_MESSAGE(counted.find("\"eval_positions\": \"counted\",") != std::string::npos, counted.c_str());
+    for (const char* out : {"/a", "/b"}) {
+        Result drawn = train("--load " + dir + "/model.bin --eval-positions drawn --out " + root + out);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, drawn.status, drawn.err.c_str());
+        TEST_ASSERT_MESSAGE(drawn.out.find("copy_cmc with ape (positions drawn from 0-63 in evaluation too)") != std::string::npos, drawn.out.c_str());
+    }
+    std::string a = read_file(root + "/a/results.json");
+    TEST_ASSERT_EQUAL_STRING(a.c_str(), read_file(root + "/b/results.json").c_str());
+    TEST_ASSERT_MESSAGE(a.find("\"eval_positions\": \"drawn\",") != std::string::npos, a.c_str());
+    for (const char* part : {"valid_tokens", "test_tokens"})
+        TEST_ASSERT_MESSAGE(results_line(a, part) != results_line(counted, part), (results_line(a, part) + "\n" + results_line(counted, part)).c_str());
+    Result trained = train(small + " --eval-positions drawn --out " + root + "/trained");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, trained.status, trained.err.c_str());
+    TEST_ASSERT_MESSAGE(read_file(root + "/trained/results.json").find("\"eval_positions\": \"drawn\",") != std::string::npos, trained.out.c_str());
+}
+
 // The by-length entry of `length` in results.json's `part` ("test", "test_tokens", ...), or "".
 static std::string length_entry(const std::string& results, const std::string& part, int length) {
     size_t from = results.find("\"" + part + "\": {");
@@ -532,6 +566,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     RUN_TEST(test_keep_every_keeps_each_nth_step_for_load);
     RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
+    RUN_TEST(test_eval_positions_drawn_evaluates_each_example_at_drawn_positions);
     RUN_TEST(test_load_tests_a_model_on_longer_lengths);
     RUN_TEST(test_load_answer_decodes_prompts_as_sample_does);
     RUN_TEST(test_sigint_and_sigterm_save_the_state_and_resume_exactly);
