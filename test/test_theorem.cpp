@@ -18,7 +18,7 @@
 //
 //   The feed-forward layer then turns 1 / (t + 1) into t + 1 (and (t + 1)^2). A ReLU network
 //   can compute any function exactly on finitely many inputs by linear interpolation between
-//   them, here the points 1/1, 1/2, ..., 1/N: N + 1 hidden units recover every position up to N.
+//   them, here the points 1/1, 1/2, ..., 1/N: N hidden units recover every position up to N.
 //   That is as far as the construction reaches: positions past N are extrapolated, not exact.
 //
 // Two details of this model: RMSNorm rescales each position's vector by its own factor, and
