@@ -24,7 +24,8 @@
 # run per line (its name, then its ./train flags), and is what --slurm's array tasks read.
 #
 # Re-running the same command skips runs that finished (results.json), resumes runs that were
-# interrupted after a checkpoint (state.bin: --resume continues bit for bit) and starts the rest
+# interrupted after a checkpoint (state.bin: --resume continues bit for bit, given again the
+# flags no checkpoint keeps: RESUME_FLAGS below) and starts the rest
 # afresh. Before any run starts, each new one is checked (./train --check): flags or data that
 # a run would refuse stop the sweep with one line. A run that fails later (diverges, say) is
 # reported at the end and does not stop the others.
@@ -41,6 +42,22 @@ die() { echo "sweep.sh: $*" >&2; exit 1; }
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the cores, not OpenMP's settings (nproc reads both)
 
 # ---------------------------------------------------------------------------------------------
+# The flags of a run's line that no checkpoint keeps and --resume reads all the same (how it
+# evaluates, the GPU's precision): a resumed run is given them again, or it would validate and
+# test otherwise than it started. test_sweep checks the list against flags.h.
+RESUME_FLAGS=(--rope-scaling --eval-positions --sample --precision)
+
+# the RESUME_FLAGS among a run's flags ARGS, each with its value, one word a line
+resume_flags() {  # ARGS...
+    while [ $# -gt 0 ]; do
+        if [[ " ${RESUME_FLAGS[*]} " == *" $1 "* ]]; then
+            printf '%s\n%s\n' "$1" "$2"
+            shift
+        fi
+        shift
+    done
+}
+
 # one run of the grid: line INDEX (0-based) of ROOT/runs.tsv; what local workers and Slurm array
 # tasks both execute. Prints "finished", "skipped" or "failed" last.
 
@@ -59,8 +76,11 @@ run_one() {  # ROOT INDEX THREADS DEVICE
         return 0
     fi
     if [ -f "$dir/state.bin" ]; then
-        echo "== $(date '+%F %T') resumed: ./train --resume $dir ${where[*]}" >> "$log"
-        ./train --resume "$dir" "${where[@]}" >> "$log" 2>&1
+        local again
+        # shellcheck disable=SC2086  # the flags are words by construction (no spaces in values)
+        mapfile -t again < <(resume_flags $args)
+        echo "== $(date '+%F %T') resumed: ./train --resume $dir ${again[*]} ${where[*]}" >> "$log"
+        ./train --resume "$dir" "${again[@]}" "${where[@]}" >> "$log" 2>&1
     else
         rm -rf "$dir"  # killed before its first checkpoint: nothing in it to keep
         echo "== $(date '+%F %T') ./train $args --out $dir ${where[*]}" > "$log"

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "flags.h"
 #include "test/unity.h"
 
 struct Result {
@@ -123,6 +124,33 @@ static void test_an_interrupted_grid_resumes_and_restarts_its_runs(void) {
     TEST_ASSERT_MESSAGE(contains(read_file(root + "/logs/copy-nope-s7.log"), "resumed: ./train --resume"), "copy-nope was not resumed");
     TEST_ASSERT_FALSE(contains(read_file(root + "/logs/copy-alibi-s7.log"), "resumed"));
     TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json") && exists(root + "/copy-alibi-s7/results.json"));
+}
+
+// A resumed run is given again the flags of its line that no checkpoint keeps but --resume
+// reads (here RoPE's scaling and a sample), so it evaluates as it would have uninterrupted; and
+// sweep.sh's list of such flags is every one flags.h reads with --resume but keeps in no
+// checkpoint, bar those the sweep sets itself.
+static void test_a_resumed_run_keeps_its_evaluation_flags(void) {
+    std::string root = temp_dir() + "/resume-flags";
+    std::string flags = " --tasks copy --pes rope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS + " --rope-scaling pi --sample 1";
+    TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + flags).status);
+    TEST_ASSERT_EQUAL_INT(0, shell("rm " + root + "/copy-rope-s7/results.json").status);
+    Result r = shell("dev/sweep.sh " + root + flags);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string log = read_file(root + "/logs/copy-rope-s7.log");
+    TEST_ASSERT_MESSAGE(contains(log, "resumed: ./train --resume " + root + "/copy-rope-s7 --rope-scaling pi --sample 1 --threads 1 --device cpu"),
+                        log.c_str());
+    TEST_ASSERT_MESSAGE(contains(read_file(root + "/copy-rope-s7/results.json"), "\"rope_scaling\": \"pi\","), "resumed without its scaling");
+    std::string script = read_file("dev/sweep.sh"), listed = script.substr(script.find("RESUME_FLAGS=("));
+    listed = listed.substr(0, listed.find(')'));
+    RunConfig config;
+    for (const Flag& f : flag_table(&config)) {
+        bool read_on_resume = (f.modes & RESUME) && !f.saved && f.modes != ANY;
+        bool set_by_sweep = !strcmp(f.name, "--resume") || !strcmp(f.name, "--device");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(read_on_resume && !set_by_sweep, contains(listed + " ", std::string(" ") + f.name + " ") ||
+                                                                         contains(listed + " ", std::string("(") + f.name + " "),
+                                      f.name);
+    }
 }
 
 // a run that fails once it has started (here it diverges: its flags pass the check)
@@ -928,6 +956,7 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_a_grid_runs_reports_and_is_skipped_when_run_again);
     RUN_TEST(test_an_interrupted_grid_resumes_and_restarts_its_runs);
+    RUN_TEST(test_a_resumed_run_keeps_its_evaluation_flags);
     RUN_TEST(test_a_failed_run_is_named_and_the_others_finish);
     RUN_TEST(test_a_run_that_can_not_start_stops_the_sweep_before_any_run);
     RUN_TEST(test_a_finished_run_shows_its_test_accuracy_rounded);
