@@ -294,14 +294,20 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far farrandom steps)"}});
 }
 
+// a tiny even-pairs run of seed 7 trained by hand into OUT (a Slurm dry run trains none), for
+// the parts that test finished runs to 500: STEPS steps, validated every 2, and EXTRA flags
+static Result train_even_pairs_by_hand(const std::string& pe, int steps, const std::string& extra, const std::string& out) {
+    return shell("./train --task ch_even_pairs --pe " + pe + " --seed 7 --steps " + std::to_string(steps) + " --eval-every 2 --train-size 64"
+                 " --valid-size 16 --test-size 16 --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8"
+                 " --device cpu --threads 1" + extra + " --out " + out);
+}
+
 // dev/reproduce.sh's far part: its grid laid out (5,000 steps, the Chomsky task flags), and each
 // finished run of it tested again to length 500 in TASK-500 (here one trained by hand, tiny and
 // short; a Slurm dry run trains none), a run not yet finished named and left for the next call
 static void test_reproduce_far_tests_each_finished_run_to_500(void) {
     std::string root = temp_dir(), grid = root + "/far/ch_even_pairs";
-    Result made = shell("./train --task ch_even_pairs --pe nope --seed 7 --steps 2 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16"
-                        " --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --threads 1 --out " +
-                        grid + "/ch_even_pairs-nope-s7");
+    Result made = train_even_pairs_by_hand("nope", 2, "", grid + "/ch_even_pairs-nope-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     shell("mkdir -p " + grid + "/ch_even_pairs-fire-s7");  // started, not finished
     Result r = shell("TASKS=ch_even_pairs PES=xpos,fire dev/reproduce.sh " + root + " far --slurm --dry-run --threads 1");
@@ -317,26 +323,30 @@ static void test_reproduce_far_tests_each_finished_run_to_500(void) {
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
-// dev/reproduce.sh's farrandom part: far's grid with every training position drawn below 2048,
-// for the nine PEs with positions to draw, and its finished runs tested to 500 in TASK-random-500
+// dev/reproduce.sh's farrandom part: far's grid with every position drawn below 2048, in training
+// and evaluation, for the nine PEs with positions to draw, and its finished runs tested to 500
+// so (TASK-random-500) and at 0..n-1 (TASK-random-500-counted)
 static void test_reproduce_farrandom_draws_positions_below_2048(void) {
     std::string root = temp_dir(), grid = root + "/far/ch_even_pairs-random";
-    Result made = shell("./train --task ch_even_pairs --pe ape_learned --seed 7 --steps 2 --eval-every 2 --train-size 64 --valid-size 16"
-                        " --test-size 16 --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --random-positions 2048"
-                        " --device cpu --threads 1 --out " + grid + "/ch_even_pairs-ape_learned-s7");
+    Result made = train_even_pairs_by_hand("ape_learned", 2, " --random-positions 2048", grid + "/ch_even_pairs-ape_learned-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     Result r = shell("TASKS=ch_even_pairs dev/reproduce.sh " + root + " farrandom --slurm --dry-run --threads 1");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     std::string runs = read_file(grid + "/runs.tsv");
     TEST_ASSERT_EQUAL_INT_MESSAGE(9, (int)lines(runs).size(), runs.c_str());
     TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-ape_learned-s256788\t--task ch_even_pairs --pe ape_learned --seed 256788 --model tiny"
-                                       " --steps 5000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --random-positions 2048\n"),
+                                       " --steps 5000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --random-positions 2048"
+                                       " --eval-positions drawn\n"),
                         runs.c_str());
     TEST_ASSERT_FALSE(contains(runs, "-nope-") || contains(runs, "-cope-"));
     // ape_learned's table has a row for each of the 2048 positions, so its model is tested to 500
-    std::string results = read_file(root + "/far/ch_even_pairs-random-500/ch_even_pairs-ape_learned-s7/results.json");
-    TEST_ASSERT_MESSAGE(contains(results, "{\"length\": 500, \"correct\": ") && contains(results, "\"total\": 2400, \"by_length\""),
-                        results.c_str());
+    for (const char* positions : {"drawn", "counted"}) {
+        std::string dir = root + "/far/ch_even_pairs-random-500" + (positions == std::string("drawn") ? "" : "-counted");
+        std::string results = read_file(dir + "/ch_even_pairs-ape_learned-s7/results.json");
+        TEST_ASSERT_MESSAGE(contains(results, "{\"length\": 500, \"correct\": ") && contains(results, "\"total\": 2400, \"by_length\"") &&
+                                contains(results, std::string("\"eval_positions\": \"") + positions + "\","),
+                            results.c_str());
+    }
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
@@ -345,9 +355,7 @@ static void test_reproduce_farrandom_draws_positions_below_2048(void) {
 // of 4 steps)
 static void test_reproduce_steps_tests_each_snapshot_to_500(void) {
     std::string root = temp_dir(), grid = root + "/steps/ch_even_pairs";
-    Result made = shell("./train --task ch_even_pairs --pe nope --seed 7 --steps 4 --eval-every 2 --keep-every 2 --train-size 64 --valid-size 16"
-                        " --test-size 16 --train-max 20 --test-max 50 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --threads 1"
-                        " --out " + grid + "/ch_even_pairs-nope-s7");
+    Result made = train_even_pairs_by_hand("nope", 4, " --keep-every 2", grid + "/ch_even_pairs-nope-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     Result r = shell("PES=xpos SEEDS=1 STEPS=2,4 dev/reproduce.sh " + root + " steps --slurm --dry-run --threads 1");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
