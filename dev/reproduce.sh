@@ -102,19 +102,22 @@ test_to_500() {  # CHECKPOINT OUT [FLAGS]
 far() {  # DEFAULT_PES SUFFIX [sweep options]
     local default_pes=$1 suffix=$2 status=0 task run
     shift 2
-    local seeds=${SEEDS:-256788} pes=${PES:-$default_pes} random=()
-    [ -n "$suffix" ] && random=(--random-positions 2048 --eval-positions drawn)
+    local seeds=${SEEDS:-256788} pes=${PES:-$default_pes} train_flags=() test_flags=()
+    if [ -n "$suffix" ]; then
+        train_flags=(--random-positions 2048 --eval-positions drawn)
+        test_flags=(--eval-positions drawn)
+    fi
     IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs,ch_cycle_navigation}"
     shopt -s nullglob
     for task in "${tasks[@]}"; do
         # shellcheck disable=SC2086,SC2046  # the flags are words
         dev/sweep.sh "$root/far/$task$suffix" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
-            -- $long_budget $(task_flags "$task") "${random[@]}" || status=1
+            -- $long_budget $(task_flags "$task") "${train_flags[@]}" || status=1
         mkdir -p "$root/far/$task$suffix-500"
         [ -n "$suffix" ] && mkdir -p "$root/far/$task$suffix-500-counted"
         for run in "$root/far/$task$suffix/$task"-*/; do
             run=${run%/}
-            test_to_500 "$run/model.bin" "$root/far/$task$suffix-500/$(basename "$run")" "${random[@]:2}" || status=1
+            test_to_500 "$run/model.bin" "$root/far/$task$suffix-500/$(basename "$run")" "${test_flags[@]}" || status=1
             [ -z "$suffix" ] || test_to_500 "$run/model.bin" "$root/far/$task$suffix-500-counted/$(basename "$run")" || status=1
         done
     done
