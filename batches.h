@@ -9,7 +9,8 @@
 
  Invariants worth knowing:
    - everything here is a function of (seed, step) alone, so a resumed run sees the batches,
-     positions and offsets the uninterrupted run would have seen
+     positions and offsets the uninterrupted run would have seen; evaluation's positions are
+     a function of (seed, split, example), so an evaluation repeats whatever its batches
    - targets[b,t] is -1 except where the next token is part of the answer (target words and
      <eos>), so the loss sees only answers
    - packing changes which row a sequence lands in, never what the model computes for it
