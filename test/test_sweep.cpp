@@ -20,7 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"  // the flag table alone is read here, not the parser
 #include "flags.h"
+#pragma GCC diagnostic pop
 #include "test/unity.h"
 
 struct Result {
@@ -302,6 +305,16 @@ static Result train_even_pairs_by_hand(const std::string& pe, int steps, const s
                  " --device cpu --threads 1" + extra + " --out " + out);
 }
 
+// ENV dev/reproduce.sh ROOT PART as a Slurm dry run (which trains none but tests the finished
+// runs it finds to 500) into *r: it succeeds, and GRID's runs.tsv, into *listed, lists `runs` runs
+static void dry_run_part(const std::string& env, const std::string& root, const std::string& part, const std::string& grid, int runs,
+                         Result* r, std::string* listed) {
+    *r = shell(env + " dev/reproduce.sh " + root + " " + part + " --slurm --dry-run --threads 1");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r->status, r->out.c_str());
+    *listed = read_file(grid + "/runs.tsv");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(runs, (int)lines(*listed).size(), listed->c_str());
+}
+
 // dev/reproduce.sh's far part: its grid laid out (5,000 steps, the Chomsky task flags), and each
 // finished run of it tested again to length 500 in TASK-500 (here one trained by hand, tiny and
 // short; a Slurm dry run trains none), a run not yet finished named and left for the next call
@@ -310,10 +323,9 @@ static void test_reproduce_far_tests_each_finished_run_to_500(void) {
     Result made = train_even_pairs_by_hand("nope", 2, "", grid + "/ch_even_pairs-nope-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     shell("mkdir -p " + grid + "/ch_even_pairs-fire-s7");  // started, not finished
-    Result r = shell("TASKS=ch_even_pairs PES=xpos,fire dev/reproduce.sh " + root + " far --slurm --dry-run --threads 1");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    std::string runs = read_file(grid + "/runs.tsv");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(2, (int)lines(runs).size(), runs.c_str());
+    Result r;
+    std::string runs;
+    dry_run_part("TASKS=ch_even_pairs PES=xpos,fire", root, "far", grid, 2, &r, &runs);
     TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-xpos-s256788\t--task ch_even_pairs --pe xpos --seed 256788 --model tiny --steps 5000"
                                        " --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50\n"), runs.c_str());
     std::string results = read_file(root + "/far/ch_even_pairs-500/ch_even_pairs-nope-s7/results.json");
@@ -330,10 +342,9 @@ static void test_reproduce_farrandom_draws_positions_below_2048(void) {
     std::string root = temp_dir(), grid = root + "/far/ch_even_pairs-random";
     Result made = train_even_pairs_by_hand("ape_learned", 2, " --random-positions 2048", grid + "/ch_even_pairs-ape_learned-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
-    Result r = shell("TASKS=ch_even_pairs dev/reproduce.sh " + root + " farrandom --slurm --dry-run --threads 1");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    std::string runs = read_file(grid + "/runs.tsv");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(9, (int)lines(runs).size(), runs.c_str());
+    Result r;
+    std::string runs;
+    dry_run_part("TASKS=ch_even_pairs", root, "farrandom", grid, 9, &r, &runs);
     TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-ape_learned-s256788\t--task ch_even_pairs --pe ape_learned --seed 256788 --model tiny"
                                        " --steps 5000 --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --random-positions 2048"
                                        " --eval-positions drawn\n"),
@@ -357,10 +368,9 @@ static void test_reproduce_steps_tests_each_snapshot_to_500(void) {
     std::string root = temp_dir(), grid = root + "/steps/ch_even_pairs";
     Result made = train_even_pairs_by_hand("nope", 4, " --keep-every 2", grid + "/ch_even_pairs-nope-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
-    Result r = shell("PES=xpos SEEDS=1 STEPS=2,4 dev/reproduce.sh " + root + " steps --slurm --dry-run --threads 1");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    std::string runs = read_file(grid + "/runs.tsv");
-    TEST_ASSERT_EQUAL_INT_MESSAGE(1, (int)lines(runs).size(), runs.c_str());
+    Result r;
+    std::string runs;
+    dry_run_part("PES=xpos SEEDS=1 STEPS=2,4", root, "steps", grid, 1, &r, &runs);
     TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-xpos-s1\t--task ch_even_pairs --pe xpos --seed 1 --model tiny --steps 5000"
                                        " --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --keep-every 250\n"), runs.c_str());
     for (const char* step : {"2", "4"}) {
