@@ -1,7 +1,8 @@
 /*
- attention.cuh: causal attention on the GPU, forward and backward, with the PE's hooks: RoPE on q
- and k, ALiBi's and T5's score bias, T5's table gradient, and counter-based dropout on the
- probabilities (the same masks as model.h draws).
+ attention.cuh: causal attention on the GPU, forward and backward, with the PE's hooks: the
+ rotation of q and k (RoPE, xPos), the score bias planes (T5, ALiBi, KERPLE, FIRE) and their
+ parameters' gradient, and counter-based dropout on the probabilities (the same masks as model.h
+ draws).
 
  This is the clear version: it materialises the (T, T) scores of every head, which sequences this
  short afford, and leaves the matrix products to cuBLAS:
@@ -9,9 +10,11 @@
    scores          s = q k^T                                    one batched GEMM over (b, h)
    softmax         att = softmax_{j<=i}(s + bias), e = dropout(att)      one warp per row
    values          y = e v, merged back to (B, T, C)            one batched GEMM
- The backward runs the same steps in reverse (see attention_backward_gpu). No atomics: T5's table
- gradient is summed per sequence and distance, over the sequences, then per bucket, in a fixed
- order.
+ The backward runs the same steps in reverse (see attention_backward_gpu). As on the CPU, the
+ bias comes from planes made once per forward (pe_bias_forward_gpu): one (NH, T, T) plane for the
+ batch, or one per row when rows carry their own positions (--random-positions). No atomics: the
+ planes' gradient is summed over the sequences and layers in order, and into the PE's parameters
+ through per-row partial gradients added in a fixed order.
 */
 #pragma once
 
@@ -22,8 +25,7 @@ struct AttentionWorkspace {
     float *q, *k, *v, *y;       // (B, NH, T, HS): queries, keys, values, outputs (and their gradients)
     float *dq, *dk, *dv;        // (B, NH, T, HS)
     float *dropped, *ddropped;  // (B, NH, T, T): dropout(att) and its gradient
-    float* by_sequence;         // (B, NH, T): the score gradient summed per sequence, head and distance
-    float* by_distance;         // (NH, T): the same, summed over the sequences
+    float* bias_partials = nullptr;  // (planes, T, the PE's parameter count): pe_bias_backward_gpu's partial gradients
 };
 
 // ----------------------------------------------------------------------------
@@ -68,44 +70,109 @@ __global__ void split_heads_kernel(float* heads, const float* x, int B, int T, i
 }
 
 // ----------------------------------------------------------------------------
-// RoPE: the PE's hook on q and k, in place in qkv (see rotate_qk_forward in model.h)
+// RoPE and xPos: the PE's hook on q and k, in place in qkv (see rotate_qk_forward in model.h)
 
-__global__ void rotate_qk_kernel(float* qkv, PE pe, int B, int T, int C, int NH, int direction) {
+__global__ void rotate_qk_kernel(float* qkv, const int* positions, PE pe, int B, int T, int C, int NH, int direction) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // (b, t, h)
     if (i >= (size_t)B * T * NH) return;
-    int h = i % NH, t = (i / NH) % T, HS = C / NH;
+    int h = i % NH, t = (i / NH) % T, b = (int)(i / NH / T), HS = C / NH;
+    int pos = position_of(positions, b, t, T);
     float* q = qkv + (i / NH) * 3 * C + h * HS;
-    pe_rotate(pe, q, t, direction, QUERY);
-    pe_rotate(pe, q + C, t, direction, KEY);
+    pe_rotate(pe, q, pos, direction, QUERY);
+    pe_rotate(pe, q + C, pos, direction, KEY);
 }
-inline void rotate_qk_forward_gpu(float* qkv, const PE& pe, int B, int T, int C, int NH) {
+inline void rotate_qk_forward_gpu(float* qkv, const int* positions, const PE& pe, int B, int T, int C, int NH) {
     if (pe.rot == 0) return;
-    rotate_qk_kernel<<<grid_for((size_t)B * T * NH), BLOCK>>>(qkv, pe, B, T, C, NH, +1);
+    rotate_qk_kernel<<<grid_for((size_t)B * T * NH), BLOCK>>>(qkv, positions, pe, B, T, C, NH, +1);
     launchCheck();
 }
-inline void rotate_qk_backward_gpu(float* dqkv, const PE& pe, int B, int T, int C, int NH) {
+inline void rotate_qk_backward_gpu(float* dqkv, const int* positions, const PE& pe, int B, int T, int C, int NH) {
     if (pe.rot == 0) return;
-    rotate_qk_kernel<<<grid_for((size_t)B * T * NH), BLOCK>>>(dqkv, pe, B, T, C, NH, -1);
+    rotate_qk_kernel<<<grid_for((size_t)B * T * NH), BLOCK>>>(dqkv, positions, pe, B, T, C, NH, -1);
+    launchCheck();
+}
+
+// ----------------------------------------------------------------------------
+// the score bias planes (see pe_bias_forward in model.h): a thread per (plane, head, i, j <= i)
+
+__global__ void pe_bias_forward_kernel(float* bias, const float* pe_params, const int* positions, PE pe, int planes, int T, int NH) {
+    size_t index = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // bias[p, h, i, j]
+    if (index >= (size_t)planes * NH * T * T) return;
+    int j = index % T, i = (index / T) % T, h = (index / T / T) % NH, p = (int)(index / T / T / NH);
+    if (j <= i) bias[index] = pe_score_bias(pe, pe_params, h, position_of(positions, p, i, T), position_of(positions, p, j, T));
+}
+inline void pe_bias_forward_gpu(float* bias, const float* pe_params, const int* positions, const PE& pe, int planes, int T, int NH) {
+    pe_bias_forward_kernel<<<grid_for((size_t)planes * NH * T * T), BLOCK>>>(bias, pe_params, positions, pe, planes, T, NH);
+    launchCheck();
+}
+
+// dbias[p,h,i,j] += the sum over the sequences b reading plane p of dscores[b,h,i,j], b in order
+__global__ void pe_bias_plane_backward_kernel(float* dbias, const float* dscores, int planes, int B, int T, int NH) {
+    size_t index = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // dbias[p, h, i, j]
+    if (index >= (size_t)planes * NH * T * T) return;
+    size_t in_plane = index % ((size_t)NH * T * T), p = index / ((size_t)NH * T * T);
+    float sum = 0;
+    for (size_t b = planes > 1 ? p : 0; b < (planes > 1 ? p + 1 : (size_t)B); b++) sum += dscores[b * NH * T * T + in_plane];
+    dbias[index] += sum;
+}
+inline void pe_bias_plane_backward_gpu(float* dbias, const float* dscores, int planes, int B, int T, int NH) {
+    pe_bias_plane_backward_kernel<<<grid_for((size_t)planes * NH * T * T), BLOCK>>>(dbias, dscores, planes, B, T, NH);
+    launchCheck();
+}
+
+// The planes' gradient into the PE's parameters, in two fixed-order sums: each (plane, query i)
+// adds pe.h's pe_score_bias_backward of its heads and keys into its own partial gradient, and
+// then each parameter sums its partials in order. The partial gradients cost planes x T x
+// (parameter count) floats, which keeps every sum free of atomics.
+__global__ void pe_bias_partials_kernel(float* partials, const float* dbias, const float* pe_params, const int* positions, PE pe, int planes,
+                                        int T, int NH, size_t n_params) {
+    size_t row = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // (p, i)
+    if (row >= (size_t)planes * T) return;
+    int i = row % T, p = (int)(row / T);
+    float* partial = partials + row * n_params;
+    for (size_t k = 0; k < n_params; k++) partial[k] = 0;
+    for (int h = 0; h < NH; h++) {
+        const float* ds = dbias + (((size_t)p * NH + h) * T + i) * T;
+        for (int j = 0; j <= i; j++)
+            pe_score_bias_backward(pe, pe_params, partial, ds[j], h, position_of(positions, p, i, T), position_of(positions, p, j, T));
+    }
+}
+__global__ void pe_bias_sum_partials_kernel(float* dpe_params, const float* partials, size_t rows, size_t n_params) {
+    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k >= n_params) return;
+    float sum = 0;
+    for (size_t row = 0; row < rows; row++) sum += partials[row * n_params + k];
+    dpe_params[k] += sum;
+}
+inline void pe_bias_backward_gpu(float* dpe_params, const float* dbias, const float* pe_params, const int* positions, const PE& pe, int planes,
+                                 int T, int NH, size_t n_params, AttentionWorkspace* w) {
+    if (n_params == 0) return;
+    pe_bias_partials_kernel<<<grid_for((size_t)planes * T), BLOCK>>>(w->bias_partials, dbias, pe_params, positions, pe, planes, T, NH, n_params);
+    launchCheck();
+    pe_bias_sum_partials_kernel<<<grid_for(n_params), BLOCK>>>(dpe_params, w->bias_partials, (size_t)planes * T, n_params);
     launchCheck();
 }
 
 // ----------------------------------------------------------------------------
 // softmax with the PE's bias and the causal mask; one warp per row (b, h, i)
 
-// att[j] = softmax over j <= i of (scores[j] + bias(i, j)), 0 for j > i; dropped = dropout(att)
-__global__ void attention_softmax_kernel(float* att, float* dropped, const float* scores, const float* pe_table, PE pe, DropoutMask mask,
+// att[j] = softmax over j <= i of (scores[j] + bias[j]), 0 for j > i; dropped = dropout(att).
+// The row's bias is in plane b (planes = B) or 0 (one plane for the batch); none without bias.
+__global__ void attention_softmax_kernel(float* att, float* dropped, const float* scores, const float* bias, int planes, DropoutMask mask,
                                          int B, int NH, int T) {
     size_t row = warp_index();
     if (row >= (size_t)B * NH * T) return;
-    int i = row % T, h = (row / T) % NH;
+    int i = row % T;
     const float* s = scores + row * T;
+    const float* bias_row = bias ? bias + (planes > 1 ? row : row % ((size_t)NH * T)) * T : nullptr;
+    auto biased = [&](int j) { return bias_row ? s[j] + bias_row[j] : s[j]; };
     float max = -INFINITY, sum = 0;
-    for (int j = lane(); j <= i; j += WARP) max = fmaxf(max, s[j] + pe_score_bias(pe, pe_table, h, i, j));
+    for (int j = lane(); j <= i; j += WARP) max = fmaxf(max, biased(j));
     max = warp_max(max);
-    for (int j = lane(); j <= i; j += WARP) sum += expf(s[j] + pe_score_bias(pe, pe_table, h, i, j) - max);
+    for (int j = lane(); j <= i; j += WARP) sum += expf(biased(j) - max);
     sum = warp_sum(sum);
     for (int j = lane(); j < T; j += WARP) {
-        float a = j <= i ? expf(s[j] + pe_score_bias(pe, pe_table, h, i, j) - max) / sum : 0.0f;
+        float a = j <= i ? expf(biased(j) - max) / sum : 0.0f;
         att[row * T + j] = a;
         dropped[row * T + j] = a * mask.factor(row * T + j);
     }
@@ -125,54 +192,6 @@ __global__ void attention_softmax_backward_kernel(float* dscores, const float* d
 }
 
 // ----------------------------------------------------------------------------
-// the learned bias's gradient: every layer and position with the same (head, distance) reads
-// the same table entry, so sum dscores per (sequence, head, distance), then over the sequences,
-// then per table row: three fixed-order sums, each with a thread per output
-
-// by_sequence[b][h][d] = sum over i >= d of dscores[b, h, i, i - d]; neighbouring threads take
-// neighbouring distances, so a warp reads 32 adjacent scores of one row
-__global__ void bias_grad_by_sequence_kernel(float* by_sequence, const float* dscores, int B, int NH, int T) {
-    size_t index = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // (b, h, d)
-    if (index >= (size_t)B * NH * T) return;
-    int d = index % T;
-    const float* ds = dscores + index / T * T * T;  // dscores[b, h, :, :]
-    float sum = 0;
-    for (int i = d; i < T; i++) sum += ds[(size_t)i * T + (i - d)];
-    by_sequence[index] = sum;
-}
-
-// by_distance[h][d] = sum over b of by_sequence[b][h][d]
-__global__ void bias_grad_by_distance_kernel(float* by_distance, const float* by_sequence, int B, int NH, int T) {
-    int index = blockIdx.x * blockDim.x + threadIdx.x;  // (h, d)
-    if (index >= NH * T) return;
-    float sum = 0;
-    for (int b = 0; b < B; b++) sum += by_sequence[(size_t)b * NH * T + index];
-    by_distance[index] = sum;
-}
-
-// dtable[row][h] += sum over distances d whose row is `row` of by_distance[h][d]   (one thread per (row, h))
-__global__ void bias_grad_by_row_kernel(float* dtable, const float* by_distance, PE pe, int NH, int T, int rows) {
-    int index = blockIdx.x * blockDim.x + threadIdx.x;
-    if (index >= rows * NH) return;
-    int row = index / NH, h = index % NH;
-    float sum = 0;
-    for (int d = 0; d < T; d++)
-        if (pe_table_row(pe, d) == row) sum += by_distance[h * T + d];
-    dtable[index] += sum;
-}
-
-inline void pe_bias_backward_gpu(float* dpe_table, const float* dscores, const PE& pe, int B, int T, int NH, AttentionWorkspace* w) {
-    int rows = pe_table_rows(pe.kind);
-    if (rows == 0) return;
-    bias_grad_by_sequence_kernel<<<grid_for((size_t)B * NH * T), BLOCK>>>(w->by_sequence, dscores, B, NH, T);
-    launchCheck();
-    bias_grad_by_distance_kernel<<<grid_for((size_t)NH * T), BLOCK>>>(w->by_distance, w->by_sequence, B, NH, T);
-    launchCheck();
-    bias_grad_by_row_kernel<<<grid_for((size_t)rows * NH), BLOCK>>>(dpe_table, w->by_distance, pe, NH, T, rows);
-    launchCheck();
-}
-
-// ----------------------------------------------------------------------------
 // attention, forward and backward (attention_forward / attention_backward of model.h)
 
 // batched over the B * NH heads: C (m, n) = op(A) op(B), each matrix `stride` floats from the last
@@ -182,8 +201,9 @@ inline void batched_gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOp
     cublasCheck(cublas_api().sgemm_strided_batched(cublas, op_a, op_b, m, n, k, &one, a, lda, stride_a, b, ldb, stride_b, &beta, c, ldc, stride_c, batch));
 }
 
-// out (B, T, C) and att (B, NH, T, T) from qkv (B, T, 3C), whose q and k the PE has rotated
-inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* pe_table, const PE& pe,
+// out (B, T, C) and att (B, NH, T, T) from qkv (B, T, 3C), whose q and k the PE has rotated,
+// and the bias planes (planes, NH, T, T), or nullptr for a PE without a score bias
+inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* bias, int planes,
                                   const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
     int HS = C / NH, heads = B * NH;
     long long head = (long long)T * HS, square = (long long)T * T;
@@ -193,7 +213,7 @@ inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att,
     // scores (T, T) = q k^T: row-major (T, T) is column-major (T, T)^T, so s^T = k q^T
     batched_gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, w->k, HS, head, w->q, HS, head, 0.0f, w->dropped, T, square, heads);
     // the scores sit in `dropped` only until the softmax reads them row by row into att
-    attention_softmax_kernel<<<grid_for((size_t)heads * T * WARP), BLOCK>>>(att, w->dropped, w->dropped, pe_table, pe, DropoutMask(drop, drop_key), B, NH, T);
+    attention_softmax_kernel<<<grid_for((size_t)heads * T * WARP), BLOCK>>>(att, w->dropped, w->dropped, bias, planes, DropoutMask(drop, drop_key), B, NH, T);
     launchCheck();
     // y (T, HS) = dropout(att) v
     batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, w->v, HS, head, w->dropped, T, square, 0.0f, w->y, HS, head, heads);
@@ -207,7 +227,7 @@ inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att,
 //   ds = softmax backward of de                  the score gradient, also the bias's (dscores)
 //   dq = ds k,    dk = ds^T q
 //   dqkv <- dq, dk, dv                           overwritten, not accumulated
-// The caller then adds the bias gradient (pe_bias_backward_gpu) and rotates dq, dk back.
+// The caller then adds dscores to the bias planes' gradient and rotates dq, dk back.
 inline void attention_backward_gpu(cublasHandle_t cublas, float* dqkv, float* dscores, const float* dout, const float* qkv, const float* att,
                                    const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
     int HS = C / NH, heads = B * NH;

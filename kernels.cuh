@@ -165,15 +165,17 @@ inline void residual_forward_gpu(float* out, const float* a, const float* b, siz
 // ----------------------------------------------------------------------------
 // embedding
 
-__global__ void embedding_forward_kernel(float* out, const int* tokens, const float* wte, const float* pe_params, PE pe, int B, int T, int C) {
+__global__ void embedding_forward_kernel(float* out, const int* tokens, const int* positions, const float* wte, const float* pe_params, PE pe,
+                                         int B, int T, int C) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // out[b,t,c]
     if (i >= (size_t)B * T * C) return;
     int c = (int)(i % C);
     size_t bt = i / C;
-    out[i] = wte[(size_t)tokens[bt] * C + c] + pe_input(pe, pe_params, (int)(bt % T), c);
+    out[i] = wte[(size_t)tokens[bt] * C + c] + pe_input(pe, pe_params, position_of(positions, (int)(bt / T), (int)(bt % T), T), c);
 }
-inline void embedding_forward_gpu(float* out, const int* tokens, const float* wte, const float* pe_params, const PE& pe, int B, int T, int C) {
-    embedding_forward_kernel<<<grid_for((size_t)B * T * C), BLOCK>>>(out, tokens, wte, pe_params, pe, B, T, C);
+inline void embedding_forward_gpu(float* out, const int* tokens, const int* positions, const float* wte, const float* pe_params, const PE& pe,
+                                  int B, int T, int C) {
+    embedding_forward_kernel<<<grid_for((size_t)B * T * C), BLOCK>>>(out, tokens, positions, wte, pe_params, pe, B, T, C);
     launchCheck();
 }
 
@@ -188,8 +190,20 @@ __global__ void embedding_backward_kernel(float* dwte, const float* dout, const 
         dwte[(size_t)v * C + c] += sum;
     }
 }
-inline void embedding_backward_gpu(float* dwte, const float* dout, const int* tokens, int B, int T, int C, int V) {
+// ...and for a PE with an input table (ape_learned), one block per position in the same way:
+// dtable[pos] += the gradients of the tokens at pos (pe.h's pe_input_backward, in order)
+__global__ void pe_input_backward_kernel(float* dpe_params, const float* dout, const int* positions, PE pe, int B, int T, int C) {
+    int pos = blockIdx.x;
+    for (int c = threadIdx.x; c < C; c += blockDim.x)
+        for (int bt = 0; bt < B * T; bt++)
+            if (position_of(positions, bt / T, bt % T, T) == pos) pe_input_backward(pe, dpe_params, dout[(size_t)bt * C + c], pos, c);
+}
+inline void embedding_backward_gpu(float* dwte, float* dpe_params, const float* dout, const int* tokens, const int* positions, const PE& pe,
+                                   int B, int T, int C, int V) {
     embedding_backward_kernel<<<V, BLOCK>>>(dwte, dout, tokens, B * T, C);
+    launchCheck();
+    if (pe.kind != PE_APE_LEARNED) return;  // the only PE whose input is learned
+    pe_input_backward_kernel<<<pe.max_pos, BLOCK>>>(dpe_params, dout, positions, pe, B, T, C);
     launchCheck();
 }
 

@@ -22,6 +22,8 @@ struct GpuModel {
     double* norm_partials;                    // gradient-norm partial sums
     float* losses;                            // (B, T) per-position losses
     int *tokens, *targets;                    // (B, T) the batch
+    int* positions;                           // (B, T) the batch's positions, when it has its own (--random-positions)
+    const int* batch_positions = nullptr;     // positions, or nullptr where the last forward's were 0 .. T-1
     std::vector<int> host_targets;
     std::vector<float> host_losses;
     PE pe;                                    // the PE's tables, in device memory
@@ -88,11 +90,19 @@ inline void gpu_download_grads(Model* m, const GpuModel& g) {
 
 // the PE's tables copied to the GPU (owned by g), as a PE the kernels take
 inline PE gpu_pe(GpuModel* g, const PETables& t) {
-    if (t.kind >= NUM_PAPER_PES) fail("--pe %s has no GPU kernels yet: run it with --device cpu", PE_NAMES[t.kind]);
+    if (pe_has_context_bias(t.kind)) fail("--pe %s has no GPU kernels yet: run it with --device cpu", PE_NAMES[t.kind]);
     PE pe = pe_view(t);  // kind and sizes; every table pointer is replaced by its device copy
     pe.ape = g->upload(t.ape), pe.slope = g->upload(t.slope), pe.bucket = g->upload(t.bucket);
-    pe.rope_cos = g->upload(t.rope_cos), pe.rope_sin = g->upload(t.rope_sin), pe.xpos_scale = nullptr;
+    pe.rope_cos = g->upload(t.rope_cos), pe.rope_sin = g->upload(t.rope_sin), pe.xpos_scale = g->upload(t.xpos_scale);
     return pe;
+}
+
+// RoPE's angles again (--rope-scaling rescales them for each evaluated length): the host's
+// tables, copied over the device's, which are the same size
+inline void gpu_update_rope_tables(GpuModel* g, const PETables& t) {
+    size_t bytes = t.rope_cos.size() * sizeof(float);
+    cudaCheck(cudaMemcpy((float*)g->pe.rope_cos, t.rope_cos.data(), bytes, cudaMemcpyHostToDevice));
+    cudaCheck(cudaMemcpy((float*)g->pe.rope_sin, t.rope_sin.data(), bytes, cudaMemcpyHostToDevice));
 }
 
 // buffers for attention calls of up to (max_B, c.max_T), owned by g
@@ -102,8 +112,7 @@ inline AttentionWorkspace gpu_attention_workspace(GpuModel* g, const ModelConfig
     w.q = g->alloc<float>(heads), w.k = g->alloc<float>(heads), w.v = g->alloc<float>(heads), w.y = g->alloc<float>(heads);
     w.dq = g->alloc<float>(heads), w.dk = g->alloc<float>(heads), w.dv = g->alloc<float>(heads);
     w.dropped = g->alloc<float>(squares), w.ddropped = g->alloc<float>(squares);
-    w.by_sequence = g->alloc<float>((size_t)max_B * c.NH * c.max_T);
-    w.by_distance = g->alloc<float>((size_t)c.NH * c.max_T);
+    if (pe_has_score_bias(c.pe)) w.bias_partials = g->alloc<float>((size_t)bias_planes(c, max_B) * c.max_T * param_numel(c, P_PE_TABLE));
     return w;
 }
 
@@ -124,22 +133,34 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     g->losses = g->alloc<float>(BT);
     g->tokens = g->alloc<int>(BT);
     g->targets = g->alloc<int>(BT);
+    g->positions = g->alloc<int>(BT);
     g->pe = gpu_pe(g, m.pe_tables);
     g->cublas = cublas_create(precision);
     gpu_upload(g, m);
 }
 
-// model_forward on the GPU (t0 = 0): tokens and targets are the host batch; returns the loss
-inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop) {
+// model_forward on the GPU (t0 = 0): tokens, targets and positions ((B, T) or nullptr for
+// 0 .. T-1, as TokenPlaces' positions) are the host batch's; returns the loss
+inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop,
+                          const int* positions = nullptr) {
     const ModelConfig& c = g->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
     if (B > g->max_B || T > c.max_T) fail("internal error: gpu_forward(B %d, T %d) does not fit its buffers", B, T);
+    if (positions && !c.positions_per_row()) fail("internal error: gpu_forward with given positions, but the model has one bias plane");
     cudaCheck(cudaMemcpy(g->tokens, tokens.data(), BT * sizeof(int), cudaMemcpyHostToDevice));
+    g->batch_positions = nullptr;
+    if (positions) {
+        cudaCheck(cudaMemcpy(g->positions, positions, BT * sizeof(int), cudaMemcpyHostToDevice));
+        g->batch_positions = g->positions;
+    }
+    const int* pos = g->batch_positions;
     auto A = [&](int id, int l = 0) { return g->act(id, l); };
     cublasHandle_t cublas = g->cublas;
+    int planes = planes_for(c, pos, B);
+    const float* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
 
-    embedding_forward_gpu(A(A_RES_IN), g->tokens, g->param(P_WTE), g->param(P_PE_TABLE), g->pe, B, T, C);
+    embedding_forward_gpu(A(A_RES_IN), g->tokens, pos, g->param(P_WTE), g->param(P_PE_TABLE), g->pe, B, T, C);
     dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         float* res_in = A(A_RES_IN, l);
@@ -148,9 +169,11 @@ inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std
         float* branch = A(A_BRANCH);
         rmsnorm_forward_gpu(A(A_LN1, l), A(A_LN1_RSTD, l), res_in, g->param(P_LN1, l), BT, C);
         matmul_forward_gpu(cublas, A(A_QKV, l), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
-        rotate_qk_forward_gpu(A(A_QKV, l), g->pe, B, T, C, NH);
-        attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), g->param(P_PE_TABLE), g->pe, drop, drop.key(SITE_ATTN_PROBS, l),
-                              B, T, C, NH, &g->attention);
+        rotate_qk_forward_gpu(A(A_QKV, l), pos, g->pe, B, T, C, NH);
+        // the bias planes: made once for every layer, or per layer from its own PE parameters
+        if (bias && (l == 0 || c.pe_per_layer)) pe_bias_forward_gpu(A(A_PE_BIAS), g->param(P_PE_TABLE, l), pos, g->pe, planes, T, NH);
+        attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH,
+                              &g->attention);
         matmul_forward_gpu(cublas, branch, A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
         dropout_forward_gpu(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward_gpu(res_mid, res_in, branch, BT * C);
@@ -182,6 +205,8 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t 
         return g->act(id);
     };
     cublasHandle_t cublas = g->cublas;
+    const int* pos = g->batch_positions;  // as the forward had them
+    int planes = planes_for(c, pos, B);
     cudaCheck(cudaMemset(g->grads, 0, g->layout.total * sizeof(float)));
     size_t count = 0;
     for (size_t n = 0; n < BT; n++) count += g->host_targets[n] >= 0;
@@ -191,6 +216,7 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t 
     matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
     dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
     rmsnorm_backward_gpu(zeroed(A_D_RES), g->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), g->param(P_LNF), A(A_LNF_RSTD), BT, C, g->weight_partials);
+    float* dbias = pe_has_score_bias(c.pe) ? zeroed(A_D_PE_BIAS) : nullptr;  // the layers that read one PE tensor add their parts
     for (int l = c.L - 1; l >= 0; l--) {
         // feed-forward block
         dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_FFN_OUT, l), BT * C);
@@ -203,13 +229,21 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t 
         matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
         attention_backward_gpu(cublas, A(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop, drop.key(SITE_ATTN_PROBS, l),
                                B, T, C, NH, &g->attention);
-        pe_bias_backward_gpu(g->grad(P_PE_TABLE), A(A_D_SCORES), g->pe, B, T, NH, &g->attention);
-        rotate_qk_backward_gpu(A(A_D_QKV), g->pe, B, T, C, NH);
+        if (pe_has_score_bias(c.pe)) {
+            pe_bias_plane_backward_gpu(dbias, A(A_D_SCORES), planes, B, T, NH);
+            // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own
+            if (l == 0 || c.pe_per_layer) {
+                pe_bias_backward_gpu(g->grad(P_PE_TABLE, l), dbias, g->param(P_PE_TABLE, l), pos, g->pe, planes, T, NH, param_numel(c, P_PE_TABLE),
+                                     &g->attention);
+                if (l > 0) dbias = zeroed(A_D_PE_BIAS);
+            }
+        }
+        rotate_qk_backward_gpu(A(A_D_QKV), pos, g->pe, B, T, C, NH);
         matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN1, l), A(A_D_LN), A(A_RES_IN, l), g->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C, g->weight_partials);
     }
     dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
-    embedding_backward_gpu(g->grad(P_WTE), A(A_D_BRANCH), g->tokens, B, T, C, V);
+    embedding_backward_gpu(g->grad(P_WTE), g->grad(P_PE_TABLE), A(A_D_BRANCH), g->tokens, pos, g->pe, B, T, C, V);
 }
 
 // clip_gradients of model.h on the GPU: returns the gradient norm before clipping

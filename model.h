@@ -249,11 +249,11 @@ inline real dot(const real* a, const real* b, int n) {
 }
 
 // the position of token (b, t): given (positions, (B, T)) or t
-inline int position_of(const int* positions, int b, int t, int T) { return positions ? positions[(size_t)b * T + t] : t; }
+HD inline int position_of(const int* positions, int b, int t, int T) { return positions ? positions[(size_t)b * T + t] : t; }
 
 // the first token of the sequence that token (b, t) belongs to, in its row: given (starts,
 // (B, T), where --pack put several sequences in a row) or 0. Attention reads no key before it.
-inline int sequence_start(const int* starts, int b, int t, int T) { return starts ? starts[(size_t)b * T + t] : 0; }
+HD inline int sequence_start(const int* starts, int b, int t, int T) { return starts ? starts[(size_t)b * T + t] : 0; }
 
 // out[b,t,:] = wte[tokens[b,t], :] + the PE's input at the token's position, for t >= t0
 inline void embedding_forward(real* out,             // (B, T, C)

@@ -47,7 +47,7 @@
 
 enum PEKind { PE_NOPE, PE_APE, PE_T5, PE_ALIBI, PE_ROPE, PE_APE_LEARNED, PE_XPOS, PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, PE_COPE, NUM_PES };
 static const char* const PE_NAMES[NUM_PES] = {"nope", "ape", "t5", "alibi", "rope", "ape_learned", "xpos", "kerple_log", "kerple_power", "fire", "cope"};
-static const int NUM_PAPER_PES = 5;  // the paper's five come first: the GPU path runs those
+static const int NUM_PAPER_PES = 5;  // the paper's five come first
 
 inline bool pe_rotates(PEKind k) { return k == PE_ROPE || k == PE_XPOS; }
 inline bool pe_has_score_bias(PEKind k) { return k == PE_T5 || k == PE_ALIBI || k == PE_KERPLE_LOG || k == PE_KERPLE_POWER || k == PE_FIRE; }
@@ -357,8 +357,7 @@ inline size_t pe_param_count(PEKind kind, int C, int NH, int max_pos) {
 // The PEs whose learned tensor is a table with one row per position-like index (ape_learned:
 // the position; t5: the bucket of the distance; cope: the contextual position), each row of
 // pe_param_count / rows values: how many rows. 0 for the PEs whose parameters are not such a
-// table. dev/table_extend edits these rows. (pe_table_rows, below, is narrower: the rows a score
-// bias is read from by distance, T5's alone, for the GPU's table gradient.)
+// table. dev/table_extend edits these rows.
 inline int pe_position_rows(PEKind kind, int max_pos) {
     switch (kind) {
         case PE_T5: return T5_NUM_BUCKETS;
@@ -454,7 +453,7 @@ HD inline real pe_input(const PE& pe, const real* params, int pos, int c) {
 
 // forward: input[pos][c] = params[pos][c] (ape_learned), so dparams[pos][c] += dinput
 template <typename real>
-inline void pe_input_backward(const PE& pe, real* dparams, real dinput, int pos, int c) {
+HD inline void pe_input_backward(const PE& pe, real* dparams, real dinput, int pos, int c) {
     if (pe.kind == PE_APE_LEARNED) dparams[(size_t)pos * pe.C + c] += dinput;
 }
 
@@ -476,11 +475,8 @@ HD inline void pe_rotate(const PE& pe, real* x, int pos, int direction, QK qk) {
     }
 }
 
-// T5: rows of the (rows, NH) table a bias is read from by distance; 0 for the other PEs. That
-// T5's bias depends only on the head and the distance lets the GPU sum its gradient by
-// distance first and by row second, in a fixed order.
-inline int pe_table_rows(PEKind kind) { return kind == PE_T5 ? T5_NUM_BUCKETS : 0; }
-HD inline int pe_table_row(const PE& pe, int distance) { return pe.kind == PE_T5 ? pe.bucket[distance] : -1; }
+// T5: the row of the (32, NH) table that a distance reads
+HD inline int pe_table_row(const PE& pe, int distance) { return pe.bucket[distance]; }
 
 template <typename real>
 HD inline real fire_hidden(const real* params, const FireLayout& at, int k, double u) {
@@ -513,7 +509,7 @@ HD inline real pe_score_bias(const PE& pe, const real* params, int h, int i, int
 // The gradient of one score's bias: dparams += dscore * d bias / d params (the chain rule
 // through each formula above; a clamped KERPLE value passes no gradient, as torch's clamp)
 template <typename real>
-inline void pe_score_bias_backward(const PE& pe, const real* params, real* dparams, real dscore, int h, int i, int j) {
+HD inline void pe_score_bias_backward(const PE& pe, const real* params, real* dparams, real dscore, int h, int i, int j) {
     int n = i - j, NH = pe.NH;
     if (pe.kind == PE_T5) dparams[pe_table_row(pe, n) * NH + h] += dscore;
     if (pe.kind == PE_KERPLE_LOG || pe.kind == PE_KERPLE_POWER) {

@@ -88,15 +88,13 @@ static void check_fits(const char* where, double needed, double available, const
          what.c_str(), where, gib(available).c_str());
 }
 
-// What of a configuration the GPU path does not run yet, or "": the later PEs, drawn positions
-// and RoPE scaling have CPU code only so far (issue 13).
+// What of a configuration the GPU path does not run yet, or "": CoPE (whose bias is read from
+// each layer's q and k), and the wrappers that place tokens by their digits or pack several
+// sequences in a row have CPU code only so far (issue 13).
 static std::string gpu_lacks(const RunConfig& c) {
-    if (find_pe(c.pe) >= NUM_PAPER_PES) return "--pe " + c.pe;
-    if (c.random_positions > 0) return "--random-positions";
+    if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
     if (c.abacus) return "--abacus";
     if (c.position_coupling) return "--position-coupling";
-    if (c.rope_scaling != ROPE_UNSCALED) return "--rope-scaling";
-    if (c.pe_per_layer) return "--pe-per-layer";
     if (c.pack) return "--pack";
     return "";
 }
@@ -259,7 +257,7 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     OptimConfig o = optim_config(c);
 #ifdef __CUDACC__
     if (r->gpu) {
-        *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop);
+        *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop, batch.places().positions);
         gpu_backward(r->gpu.get(), batch.B, batch.T, drop, batch.loss_tokens);
         *grad_norm = gpu_clip_gradients(r->gpu.get(), c.grad_clip);
         if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
@@ -275,12 +273,11 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     return true;
 }
 
-// the logits (B, T, V) of a batch, without dropout, in host memory (a batch with drawn positions
-// is a --random-positions model's, which gpu_lacks keeps on the CPU)
+// the logits (B, T, V) of a batch, without dropout, in host memory
 static const float* device_logits(Run* r, const Batch& batch) {
 #ifdef __CUDACC__
     if (r->gpu) {
-        gpu_forward(r->gpu.get(), batch.tokens, nullptr, batch.B, batch.T, NO_DROPOUT);
+        gpu_forward(r->gpu.get(), batch.tokens, nullptr, batch.B, batch.T, NO_DROPOUT, batch.places().positions);
         gpu_logits(r->gpu.get(), batch.B, batch.T, &r->logits);
         return r->logits.data();
     }
@@ -442,7 +439,7 @@ static Verdict decode_from(Run* r, const Split& split, int e, int at, int token)
 // --rope-scaling: RoPE's tables for a batch of sequences up to T tokens, scaled by
 // s = T / (longest training sequence) where that is above 1: the dynamic form, so every batch
 // within the training lengths (all of validation) keeps plain RoPE. T = 0 restores them.
-// Evaluation runs on the CPU with it (gpu_lacks), so the host tables are the ones in use.
+// The host's tables change, and the GPU's copy with them.
 static void scale_rope_for(Run* r, int T) {
     if (r->config->rope_scaling == ROPE_UNSCALED) return;
     const ModelConfig& mc = r->model.config;
@@ -450,6 +447,9 @@ static void scale_rope_for(Run* r, int T) {
     RopeScaling s{r->config->rope_scaling, (double)T / train_len, train_len};
     if (s.factor <= 1) s = RopeScaling();
     r->model.pe_tables = make_pe_tables(mc.pe, mc.C, mc.NH, rope_dims(mc.HS(), mc.rope_frac), mc.max_pos(), s);
+#ifdef __CUDACC__
+    if (r->gpu) gpu_update_rope_tables(r->gpu.get(), r->model.pe_tables);
+#endif
 }
 
 // Greedy decoding reproduces the gold target (and stops at <eos>) iff, with the gold prefix fed

@@ -3,9 +3,9 @@
 #   tests     the GPU tests and the command-line tests (which then train on the GPU)
 #   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck, synccheck
 #   kernels   check and time the attention kernels of dev/cuda
-#   bench     the paper model with every PE in fp32 and tf32, on copy's batches and on
-#             64 x 256 random tokens: the table README shows; and copy's batches sorted by
-#             length (--sort-pool 16)
+#   bench     the paper model with every PE the GPU runs (all but cope), in fp32 and tf32, on
+#             copy's batches and on 64 x 256 random tokens: the table README shows; copy's
+#             batches sorted by length (--sort-pool 16); and drawn positions (--random-positions)
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
 set -u -o pipefail
@@ -22,7 +22,7 @@ done
 nvidia-smi -L > /dev/null 2>&1 || { echo "gpu_check.sh: no CUDA GPU here (nvidia-smi -L fails): every part needs one" >&2; exit 1; }
 mkdir -p "$dir"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$dir/gpu.txt"
-make -j8 train test/test_gpu test/test_cli dev/cuda/attention_forward dev/cuda/attention_backward > "$dir/build.log" 2>&1 \
+make -j"$(nproc)" train test/test_gpu test/test_cli dev/cuda/attention_forward dev/cuda/attention_backward > "$dir/build.log" 2>&1 \
     || { tail -30 "$dir/build.log"; exit 1; }
 
 tests() {
@@ -35,27 +35,32 @@ tests() {
 
 # memcheck: out-of-bounds and misaligned accesses, leaks; initcheck: reads of device memory that
 # nothing wrote; racecheck: shared-memory races (the reductions and the attention tiles);
-# synccheck: __syncthreads() that not every thread of a block reaches. Each log ends with the
-# tool's summary line.
+# synccheck: __syncthreads() that not every thread of a block reaches. The four run side by
+# side (each is slow, and the GPU has room for all), each stopped after SANITIZE_SECONDS
+# (default 300); each log ends with the tool's summary line.
 sanitize() {
-    local sanitizer
+    local sanitizer tool
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     run_tool() {  # TOOL [TOOL OPTIONS] PROGRAM [ITS ARGUMENTS]
         local tool=$1
         shift
-        timeout 240 "$sanitizer" --tool "$tool" --error-exitcode 9 "$@" > "$dir/$tool.log" 2>&1
-        echo "compute-sanitizer $tool: exit $?, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$dir/$tool.log" | tail -1)," \
-             "$(grep -E '^[0-9]+ Tests' "$dir/$tool.log")"
+        timeout "${SANITIZE_SECONDS:-300}" "$sanitizer" --tool "$tool" --error-exitcode 9 "$@" > "$dir/$tool.log" 2>&1
+        echo "exit $?" >> "$dir/$tool.log"
     }
-    run_tool memcheck --leak-check full ./test/test_gpu
-    run_tool initcheck ./test/test_gpu
-    run_tool racecheck ./test/test_gpu
-    run_tool synccheck ./test/test_gpu
+    run_tool memcheck --leak-check full ./test/test_gpu &
+    run_tool initcheck ./test/test_gpu &
+    run_tool racecheck ./test/test_gpu &
+    run_tool synccheck ./test/test_gpu &
+    wait
+    for tool in memcheck initcheck racecheck synccheck; do
+        echo "compute-sanitizer $tool: $(tail -1 "$dir/$tool.log"), $(grep -E '(ERROR|RACECHECK) SUMMARY' "$dir/$tool.log" | tail -1)," \
+             "$(grep -E '^[0-9]+ Tests' "$dir/$tool.log")"
+    done
 }
 
 kernels() {
     for version in 1 2; do
-        for pe in nope alibi t5; do
+        for pe in nope alibi t5 $([ $version = 2 ] && echo fire); do
             for program in attention_forward attention_backward; do
                 echo "== $program $version $pe"
                 ./dev/cuda/$program $version $pe 64 256
@@ -70,16 +75,17 @@ row() {
     local out
     out=$(./train --bench --model paper --pe "$1" --precision "$2" "${@:4}" 2>&1) || { echo "$1 $2 $3 failed: $(echo "$out" | tail -1)"; return; }
     echo "$out" >> "$dir/bench.log"
-    printf "%-6s %-5s %-8s %10s %12s %12s %8s\n" "$1" "$2" "$3" "$(echo "$out" | awk '/ms\/step/ {print $1}')" \
+    printf "%-12s %-5s %-8s %10s %12s %12s %8s\n" "$1" "$2" "$3" "$(echo "$out" | awk '/ms\/step/ {print $1}')" \
         "$(echo "$out" | awk '/real tokens/ {print $1}')" "$(echo "$out" | awk '/padding included/ {print $1}')" \
         "$(echo "$out" | awk '/MFU/ {print $1}')"
 }
 
+# PRECISIONS (default "fp32 tf32") and PES (default every PE the GPU runs) choose the rows
 bench() {
     echo
-    printf "%-6s %-5s %-8s %10s %12s %12s %8s\n" pe prec shape ms/step "tok/s real" "tok/s padded" MFU
-    for precision in fp32 tf32; do
-        for pe in nope ape t5 alibi rope; do
+    printf "%-12s %-5s %-8s %10s %12s %12s %8s\n" pe prec shape ms/step "tok/s real" "tok/s padded" MFU
+    for precision in ${PRECISIONS:-fp32 tf32}; do
+        for pe in ${PES:-nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire}; do
             row $pe $precision copy --task copy
             row $pe $precision 64x256 --bench-seq 256
         done
@@ -87,6 +93,10 @@ bench() {
     # copy's batches sorted by length (--sort-pool 16: 4% padding instead of 40%)
     for pe in nope t5; do
         row $pe tf32 copy-s16 --task copy --sort-pool 16
+    done
+    # drawn positions: a bias plane per sequence instead of one per batch
+    for pe in t5 fire; do
+        row $pe tf32 copy-r2048 --task copy --random-positions 2048
     done
 }
 

@@ -1,5 +1,6 @@
 // GPU tests: every kernel against its CPU twin in model.h on random, non-zero inputs; the whole
-// training step (loss and every gradient) against the CPU for every PE with dropout on; twenty
+// training step (loss and every gradient) against the CPU for every PE but CoPE with dropout on,
+// at drawn positions and with a PE tensor per layer too; RoPE's scaled angles; twenty
 // steps that must track the CPU; runs that repeat bit for bit; a GPU checkpoint read back on the
 // CPU. Built only when nvcc is present; without a CUDA device every test reports IGNORED.
 #define TESTING
@@ -72,24 +73,48 @@ static void test_cublas_opens_with_every_function(void) {
     if (status == CUBLAS_STATUS_SUCCESS) TEST_ASSERT_EQUAL_INT(CUBLAS_STATUS_SUCCESS, api.destroy(handle));
 }
 
+// sorted positions drawn from 0 .. max_pos-1 for each of B rows of T tokens, as --random-positions draws them
+static std::vector<int> drawn_positions(int B, int T, int max_pos, uint64_t seed) {
+    Rng rng = rng_stream(seed, 0);
+    std::vector<int> positions;
+    for (int b = 0; b < B; b++) {
+        std::vector<int> row;
+        for (int p = 0; p < max_pos; p++) row.push_back(p);
+        for (int t = 0; t < T; t++) std::swap(row[t], row[t + rng.below(max_pos - t)]);
+        std::sort(row.begin(), row.begin() + T);
+        positions.insert(positions.end(), row.begin(), row.begin() + T);
+    }
+    return positions;
+}
+
+// APE's sinusoids at 0 .. T-1, and ape_learned's table at drawn positions, with its gradient
 static void test_embedding_matches_cpu(void) {
     REQUIRE_GPU();
-    const int B = 3, T = 9, C = 40, V = 11;
-    PETables tables = make_pe_tables(PE_APE, C, 1, 0, T);
-    GpuModel memory;
-    PE pe = gpu_pe(&memory, tables);
-    Rng rng = rng_stream(1, 0);
-    std::vector<int> tokens(B * T);
-    for (int& t : tokens) t = rng.below(V);  // repeated tokens: their gradients add up
-    std::vector<float> wte = random_floats(V * C, 2), dout = random_floats(B * T * C, 3), out(B * T * C), dwte = random_floats(V * C, 4);
-    Device<int> d_tokens(tokens);
-    Device<float> d_wte(wte), d_dout(dout), d_out(out), d_dwte(dwte);
-    embedding_forward(out.data(), tokens.data(), nullptr, wte.data(), (const float*)nullptr, pe_view(tables), B, T, C, 0);
-    embedding_backward(dwte.data(), (float*)nullptr, dout.data(), tokens.data(), nullptr, pe_view(tables), B, T, C);
-    embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_wte.ptr, nullptr, pe, B, T, C);
-    embedding_backward_gpu(d_dwte.ptr, d_dout.ptr, d_tokens.ptr, B, T, C, V);
-    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), "embedding out");
-    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dwte.data(), d_dwte.host().data(), dwte.size(), "dwte");
+    const int B = 3, T = 9, C = 40, V = 11, max_pos = 20;
+    for (PEKind kind : {PE_APE, PE_APE_LEARNED}) {
+        PETables tables = make_pe_tables(kind, C, 1, 0, max_pos);
+        GpuModel memory;
+        PE pe = gpu_pe(&memory, tables);
+        Rng rng = rng_stream(1, 0);
+        std::vector<int> tokens(B * T), positions = drawn_positions(B, T, max_pos, 2);
+        for (int& t : tokens) t = rng.below(V);  // repeated tokens: their gradients add up
+        for (int b = 1; b < B; b++) positions[b * T] = positions[0];  // a position shared by rows: its gradients add up too
+        const int* at = kind == PE_APE ? nullptr : positions.data();
+        size_t n_table = pe_param_count(kind, C, 1, max_pos);
+        std::vector<float> wte = random_floats(V * C, 2), dout = random_floats(B * T * C, 3), out(B * T * C), dwte = random_floats(V * C, 4);
+        std::vector<float> table = random_floats(std::max<size_t>(n_table, 1), 5), dtable = random_floats(std::max<size_t>(n_table, 1), 6);
+        Device<int> d_tokens(tokens), d_positions(positions);
+        Device<float> d_wte(wte), d_dout(dout), d_out(out), d_dwte(dwte), d_table(table), d_dtable(dtable);
+        const int* d_at = at ? d_positions.ptr : nullptr;
+        embedding_forward(out.data(), tokens.data(), at, wte.data(), table.data(), pe_view(tables), B, T, C, 0);
+        embedding_backward(dwte.data(), dtable.data(), dout.data(), tokens.data(), at, pe_view(tables), B, T, C);
+        embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_at, d_wte.ptr, d_table.ptr, pe, B, T, C);
+        embedding_backward_gpu(d_dwte.ptr, d_dtable.ptr, d_dout.ptr, d_tokens.ptr, d_at, pe, B, T, C, V);
+        std::string name = PE_NAMES[kind];
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), (name + ": embedding out").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dwte.data(), d_dwte.host().data(), dwte.size(), (name + ": dwte").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dtable.data(), d_dtable.host().data(), dtable.size(), (name + ": dtable").c_str());
+    }
 }
 
 static void test_rmsnorm_matches_cpu(void) {
@@ -173,46 +198,74 @@ static void test_crossentropy_matches_cpu(void) {
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dz.data(), d_dz.host().data(), dz.size(), "dlogits");
 }
 
-// attention with each PE (RoPE's rotation and T5's table gradient included), dropout on
+// the PEs with GPU kernels: every one but CoPE, whose bias is read from each layer's q and k
+static bool on_gpu(int p) { return !pe_has_context_bias((PEKind)p); }
+
+// Attention with each PE (the rotation of RoPE and xPos, every bias PE's planes and their
+// parameters' gradient), dropout on: with one bias plane at positions 0 .. T-1, and with a
+// plane per row at drawn positions (--random-positions)
 static void test_attention_matches_cpu_for_every_pe(void) {
     REQUIRE_GPU();
-    const int B = 2, T = 37, C = 48, NH = 3;  // T above one warp's 32 lanes
+    const int B = 2, T = 37, C = 48, NH = 3, max_pos = 80;  // T above one warp's 32 lanes
     Cublas cublas(PRECISION_FP32);
-    for (int p = 0; p < NUM_PAPER_PES; p++) {  // the later PEs have no GPU kernels yet
-        ModelConfig config{1, C, NH, 8, 8, T, (PEKind)p, 0.5f, TEST_DROPOUT.p};
-        PETables tables = make_pe_tables((PEKind)p, C, NH, rope_dims(C / NH, 0.5f), T);
-        GpuModel memory;
-        PE pe = gpu_pe(&memory, tables);
-        AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
-        uint32_t key = TEST_DROPOUT.key(SITE_ATTN_PROBS, 1);
-        std::vector<float> qkv = random_floats(B * T * 3 * C, 22), table = random_floats(T5_NUM_BUCKETS * NH, 23), dout = random_floats(B * T * C, 24);
-        std::vector<float> out(B * T * C), att(B * NH * T * T), dqkv(qkv.size(), 0), dscores(att.size()), dtable = random_floats(table.size(), 25);
-        Device<float> d_qkv(qkv), d_table(table), d_dout(dout), d_out(out), d_att(att), d_dqkv(dqkv), d_dscores(dscores), d_dtable(dtable);
+    for (int p = 0; p < NUM_PES; p++)
+        for (bool drawn : {false, true}) {
+            if (!on_gpu(p)) continue;
+            PEKind kind = (PEKind)p;
+            ModelConfig config{1, C, NH, 8, 8, T, kind, 0.5f, TEST_DROPOUT.p};
+            config.random_positions = drawn ? max_pos : 0;
+            int planes = drawn ? B : 1;
+            PETables tables = make_pe_tables(kind, C, NH, rope_dims(C / NH, 0.5f), config.max_pos());
+            GpuModel memory;
+            PE pe = gpu_pe(&memory, tables);
+            AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
+            uint32_t key = TEST_DROPOUT.key(SITE_ATTN_PROBS, 1);
+            size_t n_params = pe_param_count(kind, C, NH, config.max_pos());
+            std::vector<float> table = random_floats(std::max<size_t>(n_params, 1), 23);
+            if (kind == PE_FIRE) table[fire_layout(NH).m] = 0.05f;  // L = 25.6: the later queries take the branch past L
+            std::vector<int> positions = drawn_positions(B, T, max_pos, 26);
+            const int* at = drawn ? positions.data() : nullptr;
+            std::vector<float> qkv = random_floats(B * T * 3 * C, 22), dout = random_floats(B * T * C, 24);
+            std::vector<float> out(B * T * C), att(B * NH * T * T), dqkv(qkv.size(), 0), dscores(att.size()), dtable = random_floats(table.size(), 25);
+            std::vector<float> bias((size_t)planes * NH * T * T, 0), dbias(bias.size(), 0);
+            Device<float> d_qkv(qkv), d_table(table), d_dout(dout), d_out(out), d_att(att), d_dqkv(dqkv), d_dscores(dscores), d_dtable(dtable);
+            Device<float> d_bias(bias), d_dbias(dbias);
+            Device<int> d_positions(positions);
+            const int* d_at = drawn ? d_positions.ptr : nullptr;
 
-        // the CPU reference, as model_forward / model_backward compose it (one shared bias plane)
-        std::vector<float> bias(NH * T * T, 0), dbias(NH * T * T, 0);
-        if (pe_has_score_bias((PEKind)p)) pe_bias_forward(bias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, 0);
-        rotate_qk_forward(qkv.data(), nullptr, pe_view(tables), B, T, C, NH, 0);
-        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0);
-        attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH);
-        pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
-        pe_bias_backward(dtable.data(), dbias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, pe_param_count((PEKind)p, C, NH, T));
-        rotate_qk_backward(dqkv.data(), nullptr, pe_view(tables), B, T, C, NH);
+            // the CPU reference, as model_forward / model_backward compose it
+            bool biased = pe_has_score_bias(kind);
+            if (biased) pe_bias_forward(bias.data(), table.data(), at, nullptr, pe_view(tables), planes, T, NH, 0);
+            rotate_qk_forward(qkv.data(), at, pe_view(tables), B, T, C, NH, 0);
+            attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0);
+            attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH);
+            pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
+            pe_bias_backward(dtable.data(), dbias.data(), table.data(), at, nullptr, pe_view(tables), planes, T, NH, n_params);
+            rotate_qk_backward(dqkv.data(), at, pe_view(tables), B, T, C, NH);
 
-        rotate_qk_forward_gpu(d_qkv.ptr, pe, B, T, C, NH);
-        attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, d_table.ptr, pe, TEST_DROPOUT, key, B, T, C, NH, &w);
-        attention_backward_gpu(cublas.handle, d_dqkv.ptr, d_dscores.ptr, d_dout.ptr, d_qkv.ptr, d_att.ptr, TEST_DROPOUT, key, B, T, C, NH, &w);
-        pe_bias_backward_gpu(d_dtable.ptr, d_dscores.ptr, pe, B, T, NH, &w);
-        rotate_qk_backward_gpu(d_dqkv.ptr, pe, B, T, C, NH);
+            if (biased) pe_bias_forward_gpu(d_bias.ptr, d_table.ptr, d_at, pe, planes, T, NH);
+            rotate_qk_forward_gpu(d_qkv.ptr, d_at, pe, B, T, C, NH);
+            attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, biased ? d_bias.ptr : nullptr, planes, TEST_DROPOUT, key, B, T, C, NH, &w);
+            attention_backward_gpu(cublas.handle, d_dqkv.ptr, d_dscores.ptr, d_dout.ptr, d_qkv.ptr, d_att.ptr, TEST_DROPOUT, key, B, T, C, NH, &w);
+            if (biased) {
+                pe_bias_plane_backward_gpu(d_dbias.ptr, d_dscores.ptr, planes, B, T, NH);
+                pe_bias_backward_gpu(d_dtable.ptr, d_dbias.ptr, d_table.ptr, d_at, pe, planes, T, NH, n_params, &w);
+            }
+            rotate_qk_backward_gpu(d_dqkv.ptr, d_at, pe, B, T, C, NH);
 
-        std::string name = PE_NAMES[p];
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, qkv.data(), d_qkv.host().data(), qkv.size(), (name + ": rotated qkv").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, att.data(), d_att.host().data(), att.size(), (name + ": att").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), (name + ": out").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dscores.data(), d_dscores.host().data(), dscores.size(), (name + ": dscores").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dqkv.data(), d_dqkv.host().data(), dqkv.size(), (name + ": dqkv").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dtable.data(), d_dtable.host().data(), dtable.size(), (name + ": dtable").c_str());
-    }
+            std::string name = std::string(PE_NAMES[p]) + (drawn ? " (drawn positions)" : "");
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, qkv.data(), d_qkv.host().data(), qkv.size(), (name + ": rotated qkv").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, att.data(), d_att.host().data(), att.size(), (name + ": att").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), (name + ": out").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dscores.data(), d_dscores.host().data(), dscores.size(), (name + ": dscores").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dqkv.data(), d_dqkv.host().data(), dqkv.size(), (name + ": dqkv").c_str());
+            // the parameters' gradient sums up to planes x NH x T^2 / 2 terms as large as the PE
+            // makes them (KERPLE-power's n^r2 log n reaches 10^4 here): its rounding is relative
+            // to the largest entry, as the model test's is
+            double largest = 1;
+            for (float d : dtable) largest = std::max(largest, std::fabs((double)d));
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL * largest, KERNEL_RTOL, dtable.data(), d_dtable.host().data(), dtable.size(), (name + ": dtable").c_str());
+        }
 }
 
 // a small model on random tokens; answers (targets) on the second half of every sequence
@@ -221,8 +274,9 @@ struct SmallSetup {
     std::vector<int> tokens, targets;
     Model cpu;
 
-    SmallSetup(PEKind pe, float dropout, uint64_t seed) {
-        model_init(&cpu, ModelConfig{2, 64, 4, 128, 50, T, pe, 0.25f, dropout}, B, seed);
+    SmallSetup(PEKind pe, float dropout, uint64_t seed) : SmallSetup(ModelConfig{2, 64, 4, 128, 50, T, pe, 0.25f, dropout}, seed) {}
+    SmallSetup(const ModelConfig& config, uint64_t seed) {
+        model_init(&cpu, config, B, seed);
         Rng rng = rng_stream(seed, 1);
         for (int i = 0; i < B * T; i++) tokens.push_back(rng.between(2, 49));
         for (int i = 0; i < B * T; i++) targets.push_back(i % T >= T / 2 && i % T < T - 1 ? tokens[i + 1] : -1);
@@ -277,21 +331,74 @@ static std::vector<float> gpu_grads(const GpuModel& g) {
     return out;
 }
 
+// the loss and every gradient of one training step on both devices, positions given or not
+static void check_training_step(SmallSetup* s, const std::vector<int>* positions, const std::string& name) {
+    GpuModel g;
+    gpu_init(&g, s->cpu, SmallSetup::B, PRECISION_FP32);
+    Dropout drop = {0.1f, 11, 3};
+    TokenPlaces places;
+    places.positions = positions ? positions->data() : nullptr;
+    double loss = model_forward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop, 0, places);
+    model_backward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop, places);
+    double gpu_loss = gpu_forward(&g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop, places.positions);
+    gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
+    TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MODEL_RTOL * loss, loss, gpu_loss, name.c_str());
+    std::string problem = compare_per_tensor(s->cpu, s->cpu.grads, gpu_grads(g), name.c_str());
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+}
+
 static void test_training_step_matches_cpu_for_every_pe(void) {
     REQUIRE_GPU();
-    for (int p = 0; p < NUM_PAPER_PES; p++) {  // the later PEs have no GPU kernels yet
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!on_gpu(p)) continue;
         SmallSetup s((PEKind)p, 0.1f, 5);
-        GpuModel g;
-        gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
-        Dropout drop = {0.1f, 11, 3};
-        double loss = model_forward(&s.cpu, s.tokens.data(), s.targets.data(), SmallSetup::B, SmallSetup::T, drop);
-        model_backward(&s.cpu, s.tokens.data(), s.targets.data(), SmallSetup::B, SmallSetup::T, drop);
-        double gpu_loss = gpu_forward(&g, s.tokens, &s.targets, SmallSetup::B, SmallSetup::T, drop);
-        gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
-        TEST_ASSERT_DOUBLE_WITHIN(MODEL_RTOL * loss, loss, gpu_loss);
-        std::string problem = compare_per_tensor(s.cpu, s.cpu.grads, gpu_grads(g), PE_NAMES[p]);
-        TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+        check_training_step(&s, nullptr, PE_NAMES[p]);
     }
+}
+
+// --random-positions (a bias plane per row) and --pe-per-layer (a PE tensor per layer), each
+// with the PEs they change most: an input table, the rotations, and biases of every kind
+static void test_training_step_matches_cpu_with_drawn_positions_and_per_layer_pes(void) {
+    REQUIRE_GPU();
+    const int max_pos = 64;
+    std::vector<int> positions = drawn_positions(SmallSetup::B, SmallSetup::T, max_pos, 27);
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!on_gpu(p) || !pe_reads_positions((PEKind)p)) continue;
+        ModelConfig config{2, 64, 4, 128, 50, SmallSetup::T, (PEKind)p, 0.25f, 0.1f};
+        config.random_positions = max_pos;
+        SmallSetup s(config, 5);
+        check_training_step(&s, &positions, std::string(PE_NAMES[p]) + " (drawn positions)");
+    }
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!on_gpu(p) || !pe_attention_has_params((PEKind)p)) continue;
+        ModelConfig config{2, 64, 4, 128, 50, SmallSetup::T, (PEKind)p, 0.25f, 0.1f};
+        config.pe_per_layer = true;
+        SmallSetup s(config, 6);
+        check_training_step(&s, nullptr, std::string(PE_NAMES[p]) + " (per layer)");
+    }
+}
+
+// --rope-scaling: evaluation rescales the host's angles and copies them to the GPU, whose
+// logits must then be those of the CPU with the same angles (and differ from unscaled ones)
+static void test_scaled_rope_tables_reach_the_gpu(void) {
+    REQUIRE_GPU();
+    SmallSetup s(PE_ROPE, 0.0f, 9);
+    GpuModel g;
+    gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+    std::vector<float> plain, scaled;
+    gpu_forward(&g, s.tokens, nullptr, SmallSetup::B, SmallSetup::T, NO_DROPOUT);
+    gpu_logits(&g, SmallSetup::B, SmallSetup::T, &plain);
+    const ModelConfig& c = s.cpu.config;
+    RopeScaling yarn{ROPE_YARN, 2.0, SmallSetup::T / 2};
+    s.cpu.pe_tables = make_pe_tables(c.pe, c.C, c.NH, rope_dims(c.HS(), c.rope_frac), c.max_pos(), yarn);
+    gpu_update_rope_tables(&g, s.cpu.pe_tables);
+    model_forward(&s.cpu, s.tokens.data(), nullptr, SmallSetup::B, SmallSetup::T, NO_DROPOUT);
+    gpu_forward(&g, s.tokens, nullptr, SmallSetup::B, SmallSetup::T, NO_DROPOUT);
+    gpu_logits(&g, SmallSetup::B, SmallSetup::T, &scaled);
+    double largest = 0;
+    for (float z : scaled) largest = std::max(largest, std::fabs((double)z));
+    TEST_ASSERT_TENSOR_CLOSE(MODEL_ATOL_FRACTION * largest, MODEL_RTOL, s.cpu.act(A_LOGITS), scaled.data(), scaled.size(), "scaled logits");
+    TEST_ASSERT_MESSAGE(plain != scaled, "scaling RoPE's angles did not change the GPU's logits");
 }
 
 // one update on each device; returns the CPU's loss and sets the GPU's
@@ -385,6 +492,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attention_matches_cpu_for_every_pe);
     RUN_TEST(test_adamw_and_clipping_match_cpu);
     RUN_TEST(test_training_step_matches_cpu_for_every_pe);
+    RUN_TEST(test_training_step_matches_cpu_with_drawn_positions_and_per_layer_pes);
+    RUN_TEST(test_scaled_rope_tables_reach_the_gpu);
     RUN_TEST(test_twenty_steps_on_gpu_track_the_cpu);
     RUN_TEST(test_gpu_runs_repeat_bit_for_bit);
     RUN_TEST(test_a_gpu_checkpoint_reads_back_on_the_cpu);

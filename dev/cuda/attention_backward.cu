@@ -3,12 +3,13 @@
  version checked against the CPU reference in model.h and timed. Shape as attention_forward.
 
    make dev/cuda/attention_backward
-   ./dev/cuda/attention_backward VERSION [nope|ape|t5|alibi|rope] [B T]     (default: 2 t5 64 256)
+   ./dev/cuda/attention_backward VERSION [PE] [B T]     (default: 2 t5 64 256; any PE but cope)
 
  version 1: naive: a thread per query row for the score gradient and dq, a thread per (key, dim)
-            for dk and dv, a thread per (table row, head) scanning every score for the table
+            for dk and dv, and for T5 a thread per (table row, head) scanning every score
  version 2: what ./train runs (attention.cuh): batched cuBLAS GEMMs, one warp per softmax row,
-            the table gradient summed per sequence and distance, over sequences, then per row
+            the scores' gradient summed over the sequences into the bias plane's, then into the
+            PE's parameters through per-row partial gradients (every bias PE)
 */
 #include "dev/cuda/common.cuh"
 #include "model.cuh"
@@ -55,10 +56,10 @@ __global__ void keys_values_backward_kernel1(float* dqkv, const float* dscores, 
     dqkv[((size_t)b * T + j) * 3 * C + 2 * C + h * HS + d] = dv;
 }
 
-// dtable[row][h] += every ds[b, h, i, j] whose distance reads that row
-__global__ void table_backward_kernel1(float* dtable, const float* dscores, PE pe, int B, int T, int NH, int rows) {
+// T5: dtable[row][h] += every ds[b, h, i, j] whose distance reads that row
+__global__ void t5_table_backward_kernel1(float* dtable, const float* dscores, PE pe, int B, int T, int NH) {
     int index = blockIdx.x * blockDim.x + threadIdx.x;
-    if (index >= rows * NH) return;
+    if (index >= T5_NUM_BUCKETS * NH) return;
     int row = index / NH, h = index % NH;
     float sum = 0;
     for (int b = 0; b < B; b++)
@@ -79,32 +80,38 @@ int main(int argc, char** argv) {
         AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
         Dropout drop = {0.1f, 1, 0};
         uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
-        std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(T5_NUM_BUCKETS * NH, 2);
+        size_t n_params = pe_param_count(a.pe, C, NH, T);
+        bool learned = pe_has_score_bias(a.pe) && n_params > 0;  // T5, KERPLE, FIRE: a gradient for the bias's parameters
+        if (a.version == 1 && learned && a.pe != PE_T5) fail("version 1 has a table gradient for T5 alone: run version 2");
+        std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(n_params, 2);
         std::vector<float> dout = random_floats((size_t)B * T * C, 3), out((size_t)B * T * C), att((size_t)B * NH * T * T);
         std::vector<float> dqkv(qkv.size(), 0), dscores(att.size()), dtable(table.size(), 0);
         std::vector<float> bias = reference_bias_plane(table, pe_view(tables), T, NH), dbias(bias.size(), 0);
         attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0);
         attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, drop, key, B, T, C, NH);
         pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
-        pe_bias_backward(dtable.data(), dbias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, pe_param_count(a.pe, C, NH, T));
+        pe_bias_backward(dtable.data(), dbias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, n_params);
 
         float *d_qkv = to_device(qkv), *d_att = to_device(att), *d_dout = to_device(dout), *d_dqkv = to_device(dqkv);
-        float *d_dscores = to_device(dscores), *d_dtable = to_device(dtable);
+        float *d_dscores = to_device(dscores), *d_dtable = to_device(dtable), *d_table = to_device(table), *d_dbias = to_device(dbias);
         cublasHandle_t cublas = cublas_create(PRECISION_FP32);
-        int rows = pe_table_rows(a.pe);
         DropoutMask mask(drop, key);
         auto run = [&] {
             cudaCheck(cudaMemset(d_dtable, 0, dtable.size() * sizeof(float)));
+            cudaCheck(cudaMemset(d_dbias, 0, dbias.size() * sizeof(float)));
             if (a.version == 1) {
                 scores_backward_kernel1<<<grid_for((size_t)B * NH * T), BLOCK>>>(d_dqkv, d_dscores, d_dout, d_qkv, d_att, mask, B, T, C, NH);
                 launchCheck();
                 keys_values_backward_kernel1<<<grid_for((size_t)B * T * C), BLOCK>>>(d_dqkv, d_dscores, d_dout, d_qkv, d_att, mask, B, T, C, NH);
                 launchCheck();
-                if (rows > 0) table_backward_kernel1<<<grid_for((size_t)rows * NH), BLOCK>>>(d_dtable, d_dscores, pe, B, T, NH, rows);
+                if (a.pe == PE_T5) t5_table_backward_kernel1<<<grid_for((size_t)T5_NUM_BUCKETS * NH), BLOCK>>>(d_dtable, d_dscores, pe, B, T, NH);
                 launchCheck();
             } else {
                 attention_backward_gpu(cublas, d_dqkv, d_dscores, d_dout, d_qkv, d_att, drop, key, B, T, C, NH, &w);
-                pe_bias_backward_gpu(d_dtable, d_dscores, pe, B, T, NH, &w);
+                if (pe_has_score_bias(a.pe)) {  // as ./train runs it: ALiBi's planes too, whose gradient reaches no parameter
+                    pe_bias_plane_backward_gpu(d_dbias, d_dscores, 1, B, T, NH);
+                    pe_bias_backward_gpu(d_dtable, d_dbias, d_table, nullptr, pe, 1, T, NH, n_params, &w);
+                }
             }
         };
         run();
@@ -112,7 +119,7 @@ int main(int argc, char** argv) {
         check("dscores", dscores, d_dscores, 1e-5, 1e-4);
         check("dqkv", dqkv, d_dqkv, 1e-4, 1e-4);
         // the table sums B * T * T / 2 entries: its rounding grows with the square root of that
-        if (rows > 0) check("dtable", dtable, d_dtable, 1e-3, 1e-4);
+        if (learned) check("dtable", dtable, d_dtable, 1e-3, 1e-4);
         float ms = time_ms(run);
         double flops = 8.0 * B * NH * T * T * HS;  // four GEMMs of whole squares
         printf("%.3f ms, %.1f TFLOP/s\n", ms, flops / ms / 1e9);

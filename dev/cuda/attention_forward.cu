@@ -4,11 +4,12 @@
  heads of 64) on a batch of B sequences of T tokens.
 
    make dev/cuda/attention_forward
-   ./dev/cuda/attention_forward VERSION [nope|ape|t5|alibi|rope] [B T]      (default: 2 t5 64 256)
+   ./dev/cuda/attention_forward VERSION [PE] [B T]      (default: 2 t5 64 256; any PE but cope)
 
  version 1: one thread per query row (b, h, i), the CPU's loop as it stands
  version 2: what ./train runs (attention.cuh): heads split apart, q k^T and att v as batched
-            cuBLAS GEMMs, one warp per softmax row
+            cuBLAS GEMMs, one warp per softmax row reading the bias plane (made once per step for
+            every layer, so not timed here)
 */
 #include "dev/cuda/common.cuh"
 #include "model.cuh"
@@ -52,12 +53,12 @@ int main(int argc, char** argv) {
         Dropout drop = {0.1f, 1, 0};
         uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
         // inputs scaled so that unscaled q.k scores are O(1), as a trained model's are
-        std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(T5_NUM_BUCKETS * NH, 2);
+        std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(pe_param_count(a.pe, C, NH, T), 2);
         std::vector<float> out((size_t)B * T * C), att((size_t)B * NH * T * T);
         std::vector<float> bias = reference_bias_plane(table, pe_view(tables), T, NH);
         attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0);
 
-        float *d_qkv = to_device(qkv), *d_table = to_device(table), *d_out = to_device(out), *d_att = to_device(att);
+        float *d_qkv = to_device(qkv), *d_table = to_device(table), *d_out = to_device(out), *d_att = to_device(att), *d_bias = to_device(bias);
         cudaCheck(cudaMemset(d_out, 0, out.size() * sizeof(float)));
         cudaCheck(cudaMemset(d_att, 0, att.size() * sizeof(float)));
         cublasHandle_t cublas = cublas_create(PRECISION_FP32);
@@ -66,9 +67,10 @@ int main(int argc, char** argv) {
                 attention_forward_kernel1<<<grid_for((size_t)B * NH * T), BLOCK>>>(d_out, d_att, d_qkv, d_table, pe, DropoutMask(drop, key), B, T, C, NH);
                 launchCheck();
             } else {
-                attention_forward_gpu(cublas, d_out, d_att, d_qkv, d_table, pe, drop, key, B, T, C, NH, &w);
+                attention_forward_gpu(cublas, d_out, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, key, B, T, C, NH, &w);
             }
         };
+        if (pe_has_score_bias(a.pe)) pe_bias_forward_gpu(d_bias, d_table, nullptr, pe, 1, T, NH);
         run();
         printf("attention forward, version %d, pe %s, B %d T %d NH %d HS %d\n", a.version, PE_NAMES[a.pe], B, T, NH, HS);
         check("att", att, d_att, 1e-5, 1e-4);  // fp32 sums in another order (see test_gpu.cu)

@@ -77,7 +77,7 @@ inline Args parse_args(int argc, char** argv, int versions) {
     if (argc > 2) a.pe = find_pe(argv[2]);
     if (argc > 4) a.B = atoi(argv[3]), a.T = atoi(argv[4]);
     if (a.version < 1 || a.version > versions || a.B < 1 || a.T < 1) {
-        fprintf(stderr, "usage: %s VERSION(1-%d) [nope|ape|t5|alibi|rope] [B T]\n", argv[0], versions);
+        fprintf(stderr, "usage: %s VERSION(1-%d) [PE] [B T]\n", argv[0], versions);
         exit(1);
     }
     return a;
