@@ -788,6 +788,10 @@ static std::string write_nonfinite_report(Run* r, int step, double loss, double 
 // or with --skip-nonfinite counts it and goes on, unless too many came in a row.
 static void on_nonfinite_step(Run* r, int step, double loss, double grad_norm, int in_a_row) {
     std::string where = write_nonfinite_report(r, step, loss, grad_norm);
+    // a NaN's sign bit means nothing, and the CPU's and the GPU's sums set it differently:
+    // printed without it, the line reads the same on both
+    if (std::isnan(loss)) loss = std::fabs(loss);
+    if (std::isnan(grad_norm)) grad_norm = std::fabs(grad_norm);
     if (!r->config->skip_nonfinite)
         fail("step %d: loss %g, gradient norm %g: not finite (%s; %s/nonfinite.txt has every tensor); the run stopped, %s", step, loss,
              grad_norm, where.c_str(), r->dir.c_str(), last_state(*r).c_str());
