@@ -294,7 +294,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (given.count("--dump-attention")) {
         if (given.count("--out")) fail("--out can not be combined with --dump-attention, which writes FILE");
-        for (const char* setting : {"--sample", "--rope-scaling", "--eval-positions", "--device", "--precision"})
+        for (const char* setting : {"--sample", "--rope-scaling", "--device", "--precision"})
             if (given.count(setting)) fail("%s can not be combined with --dump-attention, which dumps the model as trained, on the CPU", setting);
     } else if (given.count("--dump-per-length")) {
         fail("--dump-per-length is read only with --dump-attention");

@@ -1116,7 +1116,8 @@ static void run_training(RunConfig* c) {
 // --dump-attention: the first N examples of every length of valid (in-distribution lengths) and
 // of test (the longer ones), teacher-forced on the CPU one at a time, every layer's and head's
 // probabilities (and CoPE's positions and table) into one file (analysis.h), and heatmaps of
-// the first valid and the first test example beside it (FILE.valid.svg, FILE.test.svg).
+// the first valid and the first test example beside it (FILE.valid.svg, FILE.test.svg). With
+// --eval-positions drawn each example sits at the positions evaluation draws for it.
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
     Model& m = r->model;  // the host copy: on the CPU, batch 1 fits whatever device trained it
@@ -1136,7 +1137,10 @@ static void dump_attention(Run* r) {
             AttentionExample e;
             e.split = kind, e.index = i, e.length = split.length[i], e.prompt_len = split.prompt_len[i], e.T = split.example_len(i);
             e.tokens.assign(split.example(i), split.example(i) + e.T);
-            model_forward(&m, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
+            Batch batch;
+            fill_batch(&batch, split, {i});
+            if (c.eval_positions == EVAL_DRAWN) draw_eval_positions(&batch, mc.random_positions, c.seed, SPLIT_NAMES[kind], {i});
+            model_forward(&m, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT, 0, batch.places());
             size_t plane = (size_t)mc.NH * e.T * e.T;
             for (int l = 0; l < mc.L; l++) e.probs.insert(e.probs.end(), m.act(A_ATT, l), m.act(A_ATT, l) + plane);
             if (dump.has_positions) {

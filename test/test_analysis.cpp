@@ -391,12 +391,12 @@ static std::string tiny_trained_model(const std::string& dir, const char* pe, bo
     return c.out + "/model.bin";
 }
 
-// ./train --load MODEL --dump-attention DUMP --dump-per-length 2, read back
-static AttentionDump dump_attention_of(const std::string& model, const std::string& dump) {
-    const char* argv[] = {"train", "--load", model.c_str(), "--dump-attention", dump.c_str(), "--dump-per-length", "2"};
+// ./train --load MODEL --dump-attention DUMP --dump-per-length 2 [--eval-positions drawn], read back
+static AttentionDump dump_attention_of(const std::string& model, const std::string& dump, bool drawn = false) {
+    const char* argv[] = {"train", "--load", model.c_str(), "--dump-attention", dump.c_str(), "--dump-per-length", "2", "--eval-positions", "drawn"};
     {
         Silence quiet;
-        run(7, (char**)argv);
+        run(drawn ? 9 : 7, (char**)argv);
     }
     return read_attention_dump(dump);
 }
@@ -439,6 +439,39 @@ static void test_dump_attention_of_a_trained_model(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_ATT, 1), e.probs.data() + (size_t)d.NH * e.T * e.T, (size_t)d.NH * e.T * e.T, "layer 1");
     std::string text = text_of(dir + "/att.bin.test.svg");
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
+}
+
+// --dump-attention --eval-positions drawn on a --random-positions model: each example's
+// probabilities are those of a forward at the positions evaluation draws for it (a function of
+// seed, split and example), not those at 0..n-1
+static void test_dump_attention_at_drawn_positions(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "t5", false, 64);
+    AttentionDump d = dump_attention_of(model, dir + "/att.bin", true);
+    RunConfig again;
+    Run r(&again);
+    {
+        Silence quiet;
+        load_run(&r, model);
+    }
+    size_t checked = 0;
+    for (const AttentionExample& e : d.examples) {
+        if (e.T < 4) continue;
+        const Split& split = r.data.splits[e.split];
+        Batch batch;
+        fill_batch(&batch, split, {e.index});
+        draw_eval_positions(&batch, 64, r.config->seed, SPLIT_NAMES[e.split], {e.index});
+        size_t plane = (size_t)d.NH * e.T * e.T;
+        model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT, 0, batch.places());
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_ATT, 1), e.probs.data() + plane, plane, "layer 1 at drawn positions");
+        model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
+        TEST_ASSERT_MESSAGE(std::vector<float>(r.model.act(A_ATT, 1), r.model.act(A_ATT, 1) + plane) !=
+                                std::vector<float>(e.probs.begin() + plane, e.probs.begin() + 2 * plane),
+                            "the dump's attention is the one at 0..n-1");
+        checked++;
+    }
+    TEST_ASSERT_GREATER_THAN(5, checked);
 }
 
 // layer0_scores on tiny trained models: with RoPE every point of one (head, word, distance) is the
@@ -675,6 +708,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);
+    RUN_TEST(test_dump_attention_at_drawn_positions);
     RUN_TEST(test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape);
     RUN_TEST(test_dump_attention_of_a_cope_model_holds_its_table_and_positions);
     RUN_TEST(test_dump_attention_of_a_per_layer_cope_model_holds_each_table);

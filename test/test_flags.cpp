@@ -224,7 +224,6 @@ static const std::vector<Case>& choice_cases() {
         {"--eval-positions", "--task addition --scratchpad full --pe ape --random-positions 500 --eval-positions drawn",
          "--eval-positions drawn can not grade a scratchpad"},
         {"--eval-positions", "--pe ape --random-positions 500 --eval-positions drawn --sample 2", "--sample can not be combined with --eval-positions drawn"},
-        {"--eval-positions", "--load x --dump-attention y --eval-positions drawn", "--eval-positions can not be combined with --dump-attention"},
         {"--eval-positions", "--load x --answer --eval-positions drawn", "--eval-positions can not be combined with --load and --answer"},
         {"--eval-positions", "--show 1 --eval-positions drawn", "--eval-positions can not be combined with --show"},
         {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},
