@@ -8,6 +8,8 @@
 #             batches sorted by length (--sort-pool 16); and drawn positions (--random-positions)
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
+# SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
+# PES and PRECISIONS choose the bench's rows (default every PE the GPU runs, fp32 and tf32).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/gpu_check}
