@@ -46,6 +46,11 @@
 #              ROOT/chomsky/TASK-random. PES and RANDOM_PES choose other PEs for the two (empty
 #              RANDOM_PES: none), e.g. PES=ape_learned,xpos,kerple_log,kerple_power,fire,cope
 #              RANDOM_PES= for the later PEs beside the paper's in the same trees
+#   chomskydrawn  chomsky's runs with --random-positions 256 again, evaluated as Ruoss et al.'s
+#              code evaluates (--eval-positions drawn, in validation too): PES (default ape, t5,
+#              alibi, rope) on TASKS (default chomsky's twelve), SEEDS (default 256788):
+#              ROOT/chomsky/TASK-random-drawn; then each finished model evaluated again at
+#              0..n-1: ROOT/chomsky/TASK-random-drawn-counted
 #   sorted     the paper's five PEs with --sort-pool 16 (batches of similar lengths) on TASKS
 #              (default copy, scan, reverse, addition), the paper's 3 seeds, with beyond's budget
 #              and task flags, to set beside beyond's runs of the same PEs: ROOT/sorted/TASK
@@ -84,16 +89,23 @@ task_flags() {
         ch_*) echo "--train-max 20 --test-max 50" ;;
     esac
 }
-# CHECKPOINT tested again on lengths 21-500, 5 examples a length, into the run directory OUT
-# (left as it is if it has results), with FLAGS; a finished run's checkpoint only
-test_to_500() {  # CHECKPOINT OUT [FLAGS]
-    local checkpoint=$1 out=$2
-    shift 2
+# CHECKPOINT evaluated again into the run directory OUT (left as it is if it has results) with
+# FLAGS, a finished run's checkpoint only; WHAT names the evaluation where it must wait
+evaluate_again() {  # WHAT CHECKPOINT OUT [FLAGS]
+    local what=$1 checkpoint=$2 out=$3
+    shift 3
     [ -f "$out/results.json" ] && return 0
-    [ -f "$(dirname "$checkpoint")/results.json" ] || { echo "not tested to 500 yet: $(dirname "$checkpoint") has not finished"; return 0; }
-    ./train --load "$checkpoint" --test-max 500 --test-size 2400 --out "$out" --force "$@" > "$out.log" 2>&1 ||
-        { echo "failed: $out (see $out.log)"; return 1; }
+    [ -f "$(dirname "$checkpoint")/results.json" ] || { echo "not $what yet: $(dirname "$checkpoint") has not finished"; return 0; }
+    ./train --load "$checkpoint" --out "$out" --force "$@" > "$out.log" 2>&1 || { echo "failed: $out (see $out.log)"; return 1; }
 }
+# ...tested on lengths 21-500, 5 examples a length
+test_to_500() {  # CHECKPOINT OUT [FLAGS]
+    evaluate_again "tested to 500" "$1" "$2" --test-max 500 --test-size 2400 "${@:3}"
+}
+# the twelve Chomsky-hierarchy tasks beyond leaves out
+chomsky_twelve=ch_even_pairs,ch_modular_arithmetic,ch_cycle_navigation,ch_stack_manipulation,ch_modular_arithmetic_brackets
+chomsky_twelve+=,ch_solve_equation,ch_missing_duplicate,ch_odds_first,ch_binary_addition,ch_binary_multiplication
+chomsky_twelve+=,ch_compute_sqrt,ch_bucket_sort
 # far and farrandom: each of TASKS (default ch_even_pairs, ch_cycle_navigation) with PES (default
 # DEFAULT_PES), SEEDS (default 256788), far's budget and the task's flags, and where SUFFIX is
 # -random with positions drawn in training and in evaluation: ROOT/far/TASKSUFFIX; then each
@@ -123,7 +135,7 @@ far() {  # DEFAULT_PES SUFFIX [sweep options]
     done
     exit $status
 }
-[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|sorted|far|farrandom|steps [sweep options]" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: dev/reproduce.sh ROOT grid|long|ablation|head64|beyond|chomsky|chomskydrawn|sorted|far|farrandom|steps [sweep options]" >&2; exit 1; }
 root=$(cd "$caller" && realpath -m "$1") part=$2  # ROOT from the caller's directory
 shift 2
 
@@ -199,11 +211,8 @@ FACTORS
         exit $status ;;
     chomsky)
         status=0
-        twelve=ch_even_pairs,ch_modular_arithmetic,ch_cycle_navigation,ch_stack_manipulation,ch_modular_arithmetic_brackets
-        twelve+=,ch_solve_equation,ch_missing_duplicate,ch_odds_first,ch_binary_addition,ch_binary_multiplication
-        twelve+=,ch_compute_sqrt,ch_bucket_sort
         seeds=${SEEDS:-256788} pes=${PES:-nope,ape,t5,alibi,rope} random_pes=${RANDOM_PES-ape,t5,alibi,rope}
-        IFS=, read -ra tasks <<< "${TASKS:-$twelve}"
+        IFS=, read -ra tasks <<< "${TASKS:-$chomsky_twelve}"
         for task in "${tasks[@]}"; do
             flags=$(task_flags "$task")
             # shellcheck disable=SC2086  # the flags are words
@@ -212,6 +221,23 @@ FACTORS
             # shellcheck disable=SC2086
             dev/sweep.sh "$root/chomsky/$task-random" --tasks "$task" --pes "$random_pes" --seeds "$seeds" --no-report "$@" \
                 -- $budget $flags --random-positions 256 || status=1
+        done
+        exit $status ;;
+    chomskydrawn)
+        status=0
+        seeds=${SEEDS:-256788} pes=${PES:-ape,t5,alibi,rope}
+        IFS=, read -ra tasks <<< "${TASKS:-$chomsky_twelve}"
+        for task in "${tasks[@]}"; do
+            grid="$root/chomsky/$task-random-drawn"
+            # shellcheck disable=SC2086,SC2046  # the flags are words
+            dev/sweep.sh "$grid" --tasks "$task" --pes "$pes" --seeds "$seeds" --no-report "$@" \
+                -- $budget $(task_flags "$task") --random-positions 256 --eval-positions drawn || status=1
+            mkdir -p "$grid-counted"
+            shopt -s nullglob
+            for run in "$grid/$task"-*/; do
+                run=${run%/}
+                evaluate_again "evaluated at 0..n-1" "$run/model.bin" "$grid-counted/$(basename "$run")" || status=1
+            done
         done
         exit $status ;;
     sorted)
@@ -243,5 +269,5 @@ FACTORS
             done
         done
         exit $status ;;
-    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky sorted far farrandom steps)" >&2; exit 1 ;;
+    *) echo "dev/reproduce.sh: unknown part '$part' (valid: grid long ablation head64 beyond chomsky chomskydrawn sorted far farrandom steps)" >&2; exit 1 ;;
 esac

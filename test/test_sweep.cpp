@@ -294,7 +294,7 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     TEST_ASSERT_MESSAGE(contains(runs, "ch_bucket_sort-cope-s256788\t--task ch_bucket_sort --pe cope --seed 256788 --model tiny"), runs.c_str());
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_bucket_sort-random"));
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_even_pairs"));
-    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky sorted far farrandom steps)"}});
+    assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky chomskydrawn sorted far farrandom steps)"}});
 }
 
 // a tiny even-pairs run of seed 7 trained by hand into OUT (a Slurm dry run trains none), for
@@ -358,6 +358,25 @@ static void test_reproduce_farrandom_draws_positions_below_2048(void) {
                                 contains(results, std::string("\"eval_positions\": \"") + positions + "\","),
                             results.c_str());
     }
+    TEST_ASSERT_FALSE(contains(r.out, "failed"));
+}
+
+// dev/reproduce.sh's chomskydrawn part: chomsky's random-position grid evaluated with drawn
+// positions (four PEs), and each finished model evaluated again at 0..n-1 (TASK-random-drawn-counted)
+static void test_reproduce_chomskydrawn_evaluates_drawn_and_counted(void) {
+    std::string root = temp_dir(), grid = root + "/chomsky/ch_even_pairs-random-drawn";
+    Result made = train_even_pairs_by_hand("t5", 2, " --random-positions 256 --eval-positions drawn", grid + "/ch_even_pairs-t5-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    Result r;
+    std::string runs;
+    dry_run_part("TASKS=ch_even_pairs", root, "chomskydrawn", grid, 4, &r, &runs);
+    TEST_ASSERT_MESSAGE(contains(runs, "ch_even_pairs-alibi-s256788\t--task ch_even_pairs --pe alibi --seed 256788 --model tiny --steps 1000"
+                                       " --valid-size 1000 --test-size 2000 --train-max 20 --test-max 50 --random-positions 256"
+                                       " --eval-positions drawn\n"),
+                        runs.c_str());
+    TEST_ASSERT_FALSE(contains(runs, "-nope-"));
+    std::string results = read_file(root + "/chomsky/ch_even_pairs-random-drawn-counted/ch_even_pairs-t5-s7/results.json");
+    TEST_ASSERT_MESSAGE(contains(results, "\"eval_positions\": \"counted\",") && contains(results, "\"test\": {\"accuracy\": "), results.c_str());
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
@@ -985,6 +1004,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
     RUN_TEST(test_reproduce_far_tests_each_finished_run_to_500);
     RUN_TEST(test_reproduce_farrandom_draws_positions_below_2048);
+    RUN_TEST(test_reproduce_chomskydrawn_evaluates_drawn_and_counted);
     RUN_TEST(test_reproduce_steps_tests_each_snapshot_to_500);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
