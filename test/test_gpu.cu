@@ -73,18 +73,13 @@ static void test_cublas_opens_with_every_function(void) {
     if (status == CUBLAS_STATUS_SUCCESS) TEST_ASSERT_EQUAL_INT(CUBLAS_STATUS_SUCCESS, api.destroy(handle));
 }
 
-// sorted positions drawn from 0 .. max_pos-1 for each of B rows of T tokens, as --random-positions draws them
+// sorted positions drawn from 0 .. max_pos-1 for each of B rows of T tokens: training's own draw
+// (batches.h), at step `seed`
 static std::vector<int> drawn_positions(int B, int T, int max_pos, uint64_t seed) {
-    Rng rng = rng_stream(seed, 0);
-    std::vector<int> positions;
-    for (int b = 0; b < B; b++) {
-        std::vector<int> row;
-        for (int p = 0; p < max_pos; p++) row.push_back(p);
-        for (int t = 0; t < T; t++) std::swap(row[t], row[t + rng.below(max_pos - t)]);
-        std::sort(row.begin(), row.begin() + T);
-        positions.insert(positions.end(), row.begin(), row.begin() + T);
-    }
-    return positions;
+    Batch batch;
+    batch.B = B, batch.T = T, batch.lengths.assign(B, T);
+    draw_positions(&batch, max_pos, 1, (int)seed);
+    return batch.positions;
 }
 
 // APE's sinusoids at 0 .. T-1, and ape_learned's table at drawn positions, with its gradient
