@@ -124,17 +124,36 @@ inline void pe_bias_plane_backward_gpu(float* dbias, const float* dscores, int p
 // adds pe.h's pe_score_bias_backward of its heads and keys into its own partial gradient, and
 // then each parameter sums its partials in order. The partial gradients cost planes x T x
 // (parameter count) floats, which keeps every sum free of atomics.
-__global__ void pe_bias_partials_kernel(float* partials, const float* dbias, const float* pe_params, const int* positions, PE pe, int planes,
-                                        int T, int NH, size_t n_params) {
-    size_t row = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // (p, i)
-    if (row >= (size_t)planes * T) return;
-    int i = row % T, p = (int)(row / T);
-    float* partial = partials + row * n_params;
-    for (size_t k = 0; k < n_params; k++) partial[k] = 0;
-    for (int h = 0; h < NH; h++) {
-        const float* ds = dbias + (((size_t)p * NH + h) * T + i) * T;
-        for (int j = 0; j <= i; j++)
-            pe_score_bias_backward(pe, pe_params, partial, ds[j], h, position_of(positions, p, i, T), position_of(positions, p, j, T));
+// A block per (plane, i): its threads share out the (head, key) pairs, each adding into its own
+// copy of the partial in shared memory, and then the copies are summed in thread order. (A thread
+// per (plane, i) adding straight into global memory waited on memory: FIRE's backward adds into
+// 330 parameters per pair, 8 x 256 x 330 adds in turn per thread at 64 x 256.)
+static const size_t BIAS_PARTIAL_SHARED_BYTES = 48 * 1024;  // the most a block gets without opting in
+
+// threads per block: one copy of the partial each, as many as fit (a multiple of a warp, at most BLOCK)
+inline int bias_partial_threads(size_t n_params) {
+    size_t fit = BIAS_PARTIAL_SHARED_BYTES / (n_params * sizeof(float));
+    if (fit == 0) fail("internal error: a PE with %zu parameters per tensor has no room for its partial gradient in shared memory", n_params);
+    return (int)(fit < (size_t)WARP ? fit : std::min<size_t>(fit / WARP * WARP, BLOCK));
+}
+
+__global__ void pe_bias_partials_kernel(float* partials, const float* dbias, const float* pe_params, const int* positions, PE pe, int T, int NH,
+                                        int n_params) {
+    extern __shared__ float copies[];  // (blockDim.x, n_params)
+    int i = blockIdx.x % T, p = blockIdx.x / T, threads = blockDim.x;
+    float* mine = copies + threadIdx.x * n_params;
+    for (int k = 0; k < n_params; k++) mine[k] = 0;
+    int pos_i = position_of(positions, p, i, T);
+    for (int pair = threadIdx.x; pair < NH * (i + 1); pair += threads) {
+        int h = pair / (i + 1), j = pair % (i + 1);
+        float ds = dbias[(((size_t)p * NH + h) * T + i) * T + j];
+        pe_score_bias_backward(pe, pe_params, mine, ds, h, pos_i, position_of(positions, p, j, T));
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < n_params; k += threads) {
+        float sum = 0;
+        for (int copy = 0; copy < threads; copy++) sum += copies[copy * n_params + k];
+        partials[(size_t)blockIdx.x * n_params + k] = sum;
     }
 }
 __global__ void pe_bias_sum_partials_kernel(float* dpe_params, const float* partials, size_t rows, size_t n_params) {
@@ -147,7 +166,9 @@ __global__ void pe_bias_sum_partials_kernel(float* dpe_params, const float* part
 inline void pe_bias_backward_gpu(float* dpe_params, const float* dbias, const float* pe_params, const int* positions, const PE& pe, int planes,
                                  int T, int NH, size_t n_params, AttentionWorkspace* w) {
     if (n_params == 0) return;
-    pe_bias_partials_kernel<<<grid_for((size_t)planes * T), BLOCK>>>(w->bias_partials, dbias, pe_params, positions, pe, planes, T, NH, n_params);
+    int threads = bias_partial_threads(n_params);
+    pe_bias_partials_kernel<<<planes * T, threads, threads * n_params * sizeof(float)>>>(w->bias_partials, dbias, pe_params, positions, pe, T, NH,
+                                                                                       (int)n_params);
     launchCheck();
     pe_bias_sum_partials_kernel<<<grid_for(n_params), BLOCK>>>(dpe_params, w->bias_partials, (size_t)planes * T, n_params);
     launchCheck();

@@ -179,15 +179,16 @@ inline void embedding_forward_gpu(float* out, const int* tokens, const int* posi
     launchCheck();
 }
 
-// One block per vocabulary row: it scans the positions in order and sums the gradients of those
-// holding its token, so no two threads ever add into the same row.
-__global__ void embedding_backward_kernel(float* dwte, const float* dout, const int* tokens, int BT, int C) {
-    int v = blockIdx.x;
+// One block per table row: it scans the positions in order and sums the gradients of those that
+// read its row (rows[bt], -1 for none), so no two threads ever add into the same row. The
+// token embedding's rows are the tokens; the Abacus table's, the digits' places.
+__global__ void table_backward_kernel(float* dtable, const float* dout, const int* rows, int BT, int C) {
+    int row = blockIdx.x;
     for (int c = threadIdx.x; c < C; c += blockDim.x) {
         float sum = 0;
         for (int bt = 0; bt < BT; bt++)
-            if (tokens[bt] == v) sum += dout[(size_t)bt * C + c];
-        dwte[(size_t)v * C + c] += sum;
+            if (rows[bt] == row) sum += dout[(size_t)bt * C + c];
+        dtable[(size_t)row * C + c] += sum;
     }
 }
 // ...and for a PE with an input table (ape_learned), one block per position in the same way:
@@ -200,10 +201,53 @@ __global__ void pe_input_backward_kernel(float* dpe_params, const float* dout, c
 }
 inline void embedding_backward_gpu(float* dwte, float* dpe_params, const float* dout, const int* tokens, const int* positions, const PE& pe,
                                    int B, int T, int C, int V) {
-    embedding_backward_kernel<<<V, BLOCK>>>(dwte, dout, tokens, B * T, C);
+    table_backward_kernel<<<V, BLOCK>>>(dwte, dout, tokens, B * T, C);
     launchCheck();
     if (pe.kind != PE_APE_LEARNED) return;  // the only PE whose input is learned
     pe_input_backward_kernel<<<pe.max_pos, BLOCK>>>(dpe_params, dout, positions, pe, B, T, C);
+    launchCheck();
+}
+
+// ----------------------------------------------------------------------------
+// the wrappers that place digits (pe.h): Abacus rows and coupled positions, a thread per token
+
+// rows[b,t] = the Abacus row token t of sequence b reads (-1 for a token that is not a digit)
+__global__ void abacus_rows_kernel(int* rows, const int* tokens, const int* offsets, const unsigned char* is_digit, int B, int T) {
+    size_t bt = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (bt >= (size_t)B * T) return;
+    int b = (int)(bt / T);
+    rows[bt] = abacus_row(tokens + (size_t)b * T, is_digit, (int)(bt % T), offsets ? offsets[b] : 0);
+}
+// out[b,t,:] += abacus[rows[b,t],:] for each digit (abacus_forward in model.h)
+__global__ void abacus_forward_kernel(float* out, const int* rows, const float* abacus, size_t BT, int C) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // out[bt, c]
+    if (i >= BT * C) return;
+    int row = rows[i / C];
+    if (row >= 0) out[i] += abacus[(size_t)row * C + i % C];
+}
+// rows (B, T) is written for abacus_backward_gpu, which reads the forward's
+inline void abacus_forward_gpu(float* out, int* rows, const int* tokens, const int* offsets, const float* abacus, const unsigned char* is_digit,
+                               int B, int T, int C) {
+    abacus_rows_kernel<<<grid_for((size_t)B * T), BLOCK>>>(rows, tokens, offsets, is_digit, B, T);
+    launchCheck();
+    abacus_forward_kernel<<<grid_for((size_t)B * T * C), BLOCK>>>(out, rows, abacus, (size_t)B * T, C);
+    launchCheck();
+}
+// forward: out[b,t,:] += abacus[row,:], so dabacus[row,:] += dout[b,t,:]: a block per row
+inline void abacus_backward_gpu(float* dabacus, const float* dout, const int* rows, int B, int T, int C, int n_rows) {
+    table_backward_kernel<<<n_rows, BLOCK>>>(dabacus, dout, rows, B * T, C);
+    launchCheck();
+}
+
+// positions[b,t] = token t's coupled position, its sequence starting at offsets[b] (or 0)
+__global__ void couple_positions_kernel(int* positions, const int* tokens, const int* offsets, const unsigned char* is_digit, int B, int T) {
+    size_t bt = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (bt >= (size_t)B * T) return;
+    int b = (int)(bt / T);
+    positions[bt] = coupled_position(tokens + (size_t)b * T, is_digit, (int)(bt % T), offsets ? offsets[b] : 0);
+}
+inline void couple_positions_gpu(int* positions, const int* tokens, const int* offsets, const unsigned char* is_digit, int B, int T) {
+    couple_positions_kernel<<<grid_for((size_t)B * T), BLOCK>>>(positions, tokens, offsets, is_digit, B, T);
     launchCheck();
 }
 

@@ -22,8 +22,11 @@ struct GpuModel {
     double* norm_partials;                    // gradient-norm partial sums
     float* losses;                            // (B, T) per-position losses
     int *tokens, *targets;                    // (B, T) the batch
-    int* positions;                           // (B, T) the batch's positions, when it has its own (--random-positions)
+    int* positions;                           // (B, T) the batch's positions, when it has its own (drawn or coupled)
     const int* batch_positions = nullptr;     // positions, or nullptr where the last forward's were 0 .. T-1
+    int* place_offsets;                       // (B) each sequence's shift of its Abacus places or coupled positions
+    int* abacus_rows;                         // (B, T) with --abacus: the Abacus row each token of the last forward read
+    unsigned char* is_digit = nullptr;        // (V) with --abacus or --position-coupling: which tokens are digits
     std::vector<int> host_targets;
     std::vector<float> host_losses;
     PE pe;                                    // the PE's tables, in device memory
@@ -134,24 +137,40 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     g->tokens = g->alloc<int>(BT);
     g->targets = g->alloc<int>(BT);
     g->positions = g->alloc<int>(BT);
+    g->place_offsets = g->alloc<int>(max_B);
+    g->abacus_rows = g->alloc<int>(BT);
+    if (c.abacus || c.position_coupling) {
+        if (m.is_digit.size() != (size_t)c.V) fail("internal error: an Abacus or coupled model needs its vocabulary's digits");
+        g->is_digit = g->upload(m.is_digit);
+    }
     g->pe = gpu_pe(g, m.pe_tables);
     g->cublas = cublas_create(precision);
     gpu_upload(g, m);
 }
 
-// model_forward on the GPU (t0 = 0): tokens, targets and positions ((B, T) or nullptr for
-// 0 .. T-1, as TokenPlaces' positions) are the host batch's; returns the loss
+// model_forward on the GPU (t0 = 0): tokens, targets and places (as model_forward's; rows
+// packed with several sequences have no GPU kernels) are the host batch's; returns the loss
 inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop,
-                          const int* positions = nullptr) {
+                          const TokenPlaces& places = TokenPlaces()) {
     const ModelConfig& c = g->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
     if (B > g->max_B || T > c.max_T) fail("internal error: gpu_forward(B %d, T %d) does not fit its buffers", B, T);
-    if (positions && !c.positions_per_row()) fail("internal error: gpu_forward with given positions, but the model has one bias plane");
+    if (places.positions && !c.positions_per_row()) fail("internal error: gpu_forward with given positions, but the model has one bias plane");
+    if (places.starts) fail("internal error: gpu_forward of packed rows, which have no GPU kernels");
     cudaCheck(cudaMemcpy(g->tokens, tokens.data(), BT * sizeof(int), cudaMemcpyHostToDevice));
     g->batch_positions = nullptr;
-    if (positions) {
-        cudaCheck(cudaMemcpy(g->positions, positions, BT * sizeof(int), cudaMemcpyHostToDevice));
+    if (places.positions) {
+        cudaCheck(cudaMemcpy(g->positions, places.positions, BT * sizeof(int), cudaMemcpyHostToDevice));
+        g->batch_positions = g->positions;
+    }
+    const int* offsets = nullptr;
+    if (places.place_offsets) {
+        cudaCheck(cudaMemcpy(g->place_offsets, places.place_offsets, B * sizeof(int), cudaMemcpyHostToDevice));
+        offsets = g->place_offsets;
+    }
+    if (c.position_coupling) {
+        couple_positions_gpu(g->positions, g->tokens, offsets, g->is_digit, B, T);
         g->batch_positions = g->positions;
     }
     const int* pos = g->batch_positions;
@@ -161,6 +180,7 @@ inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std
     const float* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
 
     embedding_forward_gpu(A(A_RES_IN), g->tokens, pos, g->param(P_WTE), g->param(P_PE_TABLE), g->pe, B, T, C);
+    if (c.abacus) abacus_forward_gpu(A(A_RES_IN), g->abacus_rows, g->tokens, offsets, g->param(P_ABACUS), g->is_digit, B, T, C);
     dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         float* res_in = A(A_RES_IN, l);
@@ -244,6 +264,7 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t 
     }
     dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
     embedding_backward_gpu(g->grad(P_WTE), g->grad(P_PE_TABLE), A(A_D_BRANCH), g->tokens, pos, g->pe, B, T, C, V);
+    if (c.abacus) abacus_backward_gpu(g->grad(P_ABACUS), A(A_D_BRANCH), g->abacus_rows, B, T, C, abacus_rows(c.max_T));
 }
 
 // clip_gradients of model.h on the GPU: returns the gradient norm before clipping

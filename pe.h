@@ -400,7 +400,7 @@ inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng
 // tokens; 0 for a token that is not a digit. With --reverse-digits numbers are written units
 // first, so the place is the significance plus one, and the units of both operands and of the
 // answer share place 1. It looks only backwards, so a decoded answer's places need no lookahead.
-inline int digit_place(const int* tokens, const unsigned char* is_digit, int t) {
+HD inline int digit_place(const int* tokens, const unsigned char* is_digit, int t) {
     if (!is_digit[tokens[t]]) return 0;
     int place = 1;
     while (place <= t && is_digit[tokens[t - place]]) place++;
@@ -419,7 +419,7 @@ static const int ABACUS_MAX_OFFSET = 100;
 inline int abacus_rows(int max_T) { return ABACUS_MAX_OFFSET + max_T; }  // a place is at most max_T
 
 // the row of the Abacus table that token t of `tokens` reads, or -1 for a token that is not a digit
-inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, int offset) {
+HD inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, int offset) {
     int place = digit_place(tokens, is_digit, t);
     return place ? offset + place - 1 : -1;
 }
@@ -432,7 +432,7 @@ inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, i
 // below max_pos, which trains the positions of places longer than any training number;
 // evaluation starts at 0. The paper also zero-pads the operands to one length and the answer to
 // one more digit, which --zero-pad does (tasks.h).
-inline int coupled_position(const int* tokens, const unsigned char* is_digit, int t, int start) {
+HD inline int coupled_position(const int* tokens, const unsigned char* is_digit, int t, int start) {
     return start + digit_place(tokens, is_digit, t);
 }
 

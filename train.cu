@@ -89,12 +89,9 @@ static void check_fits(const char* where, double needed, double available, const
 }
 
 // What of a configuration the GPU path does not run yet, or "": CoPE (whose bias is read from
-// each layer's q and k), and the wrappers that place tokens by their digits or pack several
-// sequences in a row have CPU code only so far (issue 13).
+// each layer's q and k) and rows packed with several sequences have CPU code only so far.
 static std::string gpu_lacks(const RunConfig& c) {
     if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
-    if (c.abacus) return "--abacus";
-    if (c.position_coupling) return "--position-coupling";
     if (c.pack) return "--pack";
     return "";
 }
@@ -257,7 +254,7 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     OptimConfig o = optim_config(c);
 #ifdef __CUDACC__
     if (r->gpu) {
-        *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop, batch.places().positions);
+        *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop, batch.places());
         gpu_backward(r->gpu.get(), batch.B, batch.T, drop, batch.loss_tokens);
         *grad_norm = gpu_clip_gradients(r->gpu.get(), c.grad_clip);
         if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
@@ -277,7 +274,7 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
 static const float* device_logits(Run* r, const Batch& batch) {
 #ifdef __CUDACC__
     if (r->gpu) {
-        gpu_forward(r->gpu.get(), batch.tokens, nullptr, batch.B, batch.T, NO_DROPOUT, batch.places().positions);
+        gpu_forward(r->gpu.get(), batch.tokens, nullptr, batch.B, batch.T, NO_DROPOUT, batch.places());
         gpu_logits(r->gpu.get(), batch.B, batch.T, &r->logits);
         return r->logits.data();
     }
@@ -340,6 +337,7 @@ static void make_model(Run* r, const ModelConfig& mc) {
     if (gpu) check_fits("the GPU", model_bytes(mc, c.batch), gpu_free_bytes(), mc, c.batch);
 #endif
     model_init(&r->model, mc, gpu ? 1 : c.batch, c.seed);
+    if (mc.abacus || mc.position_coupling) r->model.is_digit = r->data.vocab.is_digit;  // before the GPU copies it
 #ifdef __CUDACC__
     if (gpu) {
         r->gpu.reset(new GpuModel());
@@ -980,7 +978,6 @@ static void describe_model(const Run& r, const ModelConfig& mc) {
 // Builds the model build_data returned (parameters from --seed).
 static void build_model(Run* r, const ModelConfig& mc) {
     make_model(r, mc);
-    if (mc.abacus || mc.position_coupling) r->model.is_digit = r->data.vocab.is_digit;
     describe_model(*r, mc);
 }
 

@@ -5,7 +5,8 @@
 #   kernels   check and time the attention kernels of dev/cuda
 #   bench     the paper model with every PE the GPU runs (all but cope), in fp32 and tf32, on
 #             copy's batches and on 64 x 256 random tokens: the table README shows; copy's
-#             batches sorted by length (--sort-pool 16); and drawn positions (--random-positions)
+#             batches sorted by length (--sort-pool 16); drawn positions (--random-positions); and
+#             addition with --abacus and --position-coupling beside the PE alone
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
 # SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
@@ -60,15 +61,22 @@ sanitize() {
     done
 }
 
+# forward versions 1-2, backward 1-3 (version 3 differs from 2 in the learned biases' gradient alone)
 kernels() {
-    for version in 1 2; do
-        for pe in nope alibi t5 $([ $version = 2 ] && echo fire); do
-            for program in attention_forward attention_backward; do
-                echo "== $program $version $pe"
-                ./dev/cuda/$program $version $pe 64 256
+    {
+        for version in 1 2; do
+            for pe in nope alibi t5 $([ $version = 2 ] && echo fire); do
+                echo "== attention_forward $version $pe"
+                ./dev/cuda/attention_forward $version $pe 64 256
             done
         done
-    done > "$dir/kernels.log" 2>&1
+        for version in 1 2 3; do
+            for pe in nope alibi t5 $([ $version != 1 ] && echo kerple_log fire); do
+                echo "== attention_backward $version $pe"
+                ./dev/cuda/attention_backward $version $pe 64 256
+            done
+        done
+    } > "$dir/kernels.log" 2>&1
     grep -E "^==|MISMATCH|TFLOP|error" "$dir/kernels.log"
 }
 
@@ -99,6 +107,12 @@ bench() {
     # drawn positions: a bias plane per sequence instead of one per batch
     for pe in t5 fire; do
         row $pe tf32 copy-r2048 --task copy --random-positions 2048
+    done
+    # the wrappers that place digits, on addition written units first, against the PE alone
+    for pe in ape rope; do
+        row $pe tf32 add-rev --task addition --reverse-digits
+        row $pe tf32 add-abacus --task addition --reverse-digits --abacus
+        row $pe tf32 add-coupled --task addition --reverse-digits --position-coupling
     done
 }
 

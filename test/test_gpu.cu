@@ -1,6 +1,7 @@
 // GPU tests: every kernel against its CPU twin in model.h on random, non-zero inputs; the whole
 // training step (loss and every gradient) against the CPU for every PE but CoPE with dropout on,
-// at drawn positions and with a PE tensor per layer too; RoPE's scaled angles; twenty
+// at drawn positions, with a PE tensor per layer, and with Abacus rows or coupled positions
+// too; RoPE's scaled angles; twenty
 // steps that must track the CPU; runs that repeat bit for bit; a GPU checkpoint read back on the
 // CPU. Built only when nvcc is present; without a CUDA device every test reports IGNORED.
 #define TESTING
@@ -326,16 +327,14 @@ static std::vector<float> gpu_grads(const GpuModel& g) {
     return out;
 }
 
-// the loss and every gradient of one training step on both devices, positions given or not
-static void check_training_step(SmallSetup* s, const std::vector<int>* positions, const std::string& name) {
+// the loss and every gradient of one training step on both devices, with the batch's places
+static void check_training_step(SmallSetup* s, const TokenPlaces& places, const std::string& name) {
     GpuModel g;
     gpu_init(&g, s->cpu, SmallSetup::B, PRECISION_FP32);
     Dropout drop = {0.1f, 11, 3};
-    TokenPlaces places;
-    places.positions = positions ? positions->data() : nullptr;
     double loss = model_forward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop, 0, places);
     model_backward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop, places);
-    double gpu_loss = gpu_forward(&g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop, places.positions);
+    double gpu_loss = gpu_forward(&g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop, places);
     gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
     TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MODEL_RTOL * loss, loss, gpu_loss, name.c_str());
     std::string problem = compare_per_tensor(s->cpu, s->cpu.grads, gpu_grads(g), name.c_str());
@@ -347,7 +346,7 @@ static void test_training_step_matches_cpu_for_every_pe(void) {
     for (int p = 0; p < NUM_PES; p++) {
         if (!on_gpu(p)) continue;
         SmallSetup s((PEKind)p, 0.1f, 5);
-        check_training_step(&s, nullptr, PE_NAMES[p]);
+        check_training_step(&s, TokenPlaces(), PE_NAMES[p]);
     }
 }
 
@@ -357,20 +356,49 @@ static void test_training_step_matches_cpu_with_drawn_positions_and_per_layer_pe
     REQUIRE_GPU();
     const int max_pos = 64;
     std::vector<int> positions = drawn_positions(SmallSetup::B, SmallSetup::T, max_pos, 27);
+    TokenPlaces drawn;
+    drawn.positions = positions.data();
     for (int p = 0; p < NUM_PES; p++) {
         if (!on_gpu(p) || !pe_reads_positions((PEKind)p)) continue;
         ModelConfig config{2, 64, 4, 128, 50, SmallSetup::T, (PEKind)p, 0.25f, 0.1f};
         config.random_positions = max_pos;
         SmallSetup s(config, 5);
-        check_training_step(&s, &positions, std::string(PE_NAMES[p]) + " (drawn positions)");
+        check_training_step(&s, drawn, std::string(PE_NAMES[p]) + " (drawn positions)");
     }
     for (int p = 0; p < NUM_PES; p++) {
         if (!on_gpu(p) || !pe_attention_has_params((PEKind)p)) continue;
         ModelConfig config{2, 64, 4, 128, 50, SmallSetup::T, (PEKind)p, 0.25f, 0.1f};
         config.pe_per_layer = true;
         SmallSetup s(config, 6);
-        check_training_step(&s, nullptr, std::string(PE_NAMES[p]) + " (per layer)");
+        check_training_step(&s, TokenPlaces(), std::string(PE_NAMES[p]) + " (per layer)");
     }
+}
+
+// --abacus and --position-coupling: digits (a third of the tokens here) read the Abacus row of
+// their place, or take positions coupled by it, each sequence shifted as training draws it; over
+// the PEs coupling can wrap (Abacus wraps any)
+static void test_training_step_matches_cpu_with_digit_places(void) {
+    REQUIRE_GPU();
+    for (bool coupled : {false, true})
+        for (PEKind p : {PE_APE, PE_APE_LEARNED, PE_ROPE}) {
+            ModelConfig config{2, 64, 4, 128, 50, SmallSetup::T, p, 0.25f, 0.1f};
+            (coupled ? config.position_coupling : config.abacus) = true;
+            SmallSetup s(config, 10);
+            s.cpu.is_digit.assign(config.V, 0);
+            for (int v = 2; v < 18; v++) s.cpu.is_digit[v] = 1;
+            Batch batch;
+            batch.B = SmallSetup::B, batch.T = SmallSetup::T, batch.tokens = s.tokens, batch.lengths.assign(batch.B, batch.T);
+            draw_place_offsets(&batch, s.cpu, 31, 4);
+            TEST_ASSERT(*std::max_element(batch.place_offsets.begin(), batch.place_offsets.end()) > 0);  // shifted
+            std::string name = std::string(coupled ? "coupled " : "Abacus over ") + PE_NAMES[p];
+            check_training_step(&s, batch.places(), name);
+            if (coupled) continue;
+            // the Abacus table has a gradient to compare: some of its rows were read
+            double largest = 0;
+            for (size_t i = 0; i < param_numel(config, P_ABACUS); i++)
+                largest = std::max(largest, std::fabs((double)s.cpu.grad(P_ABACUS)[i]));
+            TEST_ASSERT_MESSAGE(largest > 0, (name + ": no Abacus row was read").c_str());
+        }
 }
 
 // --rope-scaling: evaluation rescales the host's angles and copies them to the GPU, whose
@@ -488,6 +516,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_adamw_and_clipping_match_cpu);
     RUN_TEST(test_training_step_matches_cpu_for_every_pe);
     RUN_TEST(test_training_step_matches_cpu_with_drawn_positions_and_per_layer_pes);
+    RUN_TEST(test_training_step_matches_cpu_with_digit_places);
     RUN_TEST(test_scaled_rope_tables_reach_the_gpu);
     RUN_TEST(test_twenty_steps_on_gpu_track_the_cpu);
     RUN_TEST(test_gpu_runs_repeat_bit_for_bit);

@@ -7,9 +7,12 @@
 
  version 1: naive: a thread per query row for the score gradient and dq, a thread per (key, dim)
             for dk and dv, and for T5 a thread per (table row, head) scanning every score
- version 2: what ./train runs (attention.cuh): batched cuBLAS GEMMs, one warp per softmax row,
-            the scores' gradient summed over the sequences into the bias plane's, then into the
-            PE's parameters through per-row partial gradients (every bias PE)
+ version 2: batched cuBLAS GEMMs, one warp per softmax row, the scores' gradient summed over the
+            sequences into the bias plane's, then into the PE's parameters through a partial
+            gradient per query row, a thread per row adding into it in global memory (every bias PE)
+ version 3: what ./train runs (attention.cuh): version 2 with a block per query row for the
+            partial gradients, each thread adding its share of (head, key) pairs into its own
+            copy of the partial in shared memory, the copies then summed in thread order
 */
 #include "dev/cuda/common.cuh"
 #include "model.cuh"
@@ -69,9 +72,24 @@ __global__ void t5_table_backward_kernel1(float* dtable, const float* dscores, P
     dtable[index] += sum;
 }
 
+// version 2's partial gradient of the PE's parameters per (plane, query i): a thread per row,
+// adding pe.h's pe_score_bias_backward of every (head, key) pair straight into global memory
+__global__ void pe_bias_partials_kernel2(float* partials, const float* dbias, const float* pe_params, PE pe, int planes, int T, int NH,
+                                         size_t n_params) {
+    size_t row = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // (p, i)
+    if (row >= (size_t)planes * T) return;
+    int i = row % T, p = (int)(row / T);
+    float* partial = partials + row * n_params;
+    for (size_t k = 0; k < n_params; k++) partial[k] = 0;
+    for (int h = 0; h < NH; h++) {
+        const float* ds = dbias + (((size_t)p * NH + h) * T + i) * T;
+        for (int j = 0; j <= i; j++) pe_score_bias_backward(pe, pe_params, partial, ds[j], h, i, j);
+    }
+}
+
 int main(int argc, char** argv) {
     try {
-        Args a = parse_args(argc, argv, 2);
+        Args a = parse_args(argc, argv, 3);
         const int B = a.B, T = a.T, C = 768, NH = 12, HS = C / NH;
         ModelConfig config{1, C, NH, 4, 8, T, a.pe, 0.25f, 0.1f};
         PETables tables = make_pe_tables(a.pe, C, NH, rope_dims(HS, 0.25f), T);
@@ -110,7 +128,13 @@ int main(int argc, char** argv) {
                 attention_backward_gpu(cublas, d_dqkv, d_dscores, d_dout, d_qkv, d_att, drop, key, B, T, C, NH, &w);
                 if (pe_has_score_bias(a.pe)) {  // as ./train runs it: ALiBi's planes too, whose gradient reaches no parameter
                     pe_bias_plane_backward_gpu(d_dbias, d_dscores, 1, B, T, NH);
-                    pe_bias_backward_gpu(d_dtable, d_dbias, d_table, nullptr, pe, 1, T, NH, n_params, &w);
+                    if (a.version == 3) pe_bias_backward_gpu(d_dtable, d_dbias, d_table, nullptr, pe, 1, T, NH, n_params, &w);
+                    else if (n_params > 0) {
+                        pe_bias_partials_kernel2<<<grid_for(T), BLOCK>>>(w.bias_partials, d_dbias, d_table, pe, 1, T, NH, n_params);
+                        launchCheck();
+                        pe_bias_sum_partials_kernel<<<grid_for(n_params), BLOCK>>>(d_dtable, w.bias_partials, T, n_params);
+                        launchCheck();
+                    }
                 }
             }
         };
