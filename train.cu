@@ -291,6 +291,15 @@ static void device_to_host(Run* r) {
     (void)r;
 }
 
+// the start and the end of what a profiler started with --profile-from-start off records
+// (dev/gpu_profile.sh: --bench's last step); nothing without a GPU or a profiler
+static void device_profile(Run* r, bool on) {
+#ifdef __CUDACC__
+    if (r->gpu) cudaCheck(on ? cudaProfilerStart() : cudaProfilerStop());
+#endif
+    (void)r, (void)on;
+}
+
 // the GPU's gradients of the last step into the host model, for the non-finite diagnostic
 static void device_grads_to_host(Run* r) {
 #ifdef __CUDACC__
@@ -1297,7 +1306,10 @@ static void run_bench(RunConfig* c) {
         }
         auto start = std::chrono::steady_clock::now();
         double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished
+        bool last = step == warmup + timed - 1;
+        if (last) device_profile(&r, true);
         if (!train_step(&r, batch, step, &loss, &grad_norm)) fail("--bench: step %d was not finite (loss %g), so its time would leave out the update", step + 1, loss);
+        if (last) device_profile(&r, false);
         if (step < warmup) continue;
         seconds += seconds_since(start);
         real += batch.real_tokens, padded += (long)batch.B * batch.T, rows += batch.B;
