@@ -1,8 +1,8 @@
 /*
  model.cuh: the model on the GPU. It holds device copies of the parameters, gradients, AdamW state
- and activations, laid out by the same tables as model.h (PARAMS, ACTS), and runs model.h's
- model_forward, model_backward, clip_gradients and adamw_update step for step with the kernels of
- kernels.cuh and attention.cuh. The host Model stays the source of truth for configuration,
+ and activations, laid out by the same tables as model.h (PARAMS, ACTS; each tensor aligned for
+ cuBLAS), and runs model.h's model_forward, model_backward, clip_gradients and adamw_update step
+ for step with the kernels of kernels.cuh and attention.cuh. The host Model stays the source of truth for configuration,
  layout and checkpoints; gpu_upload and gpu_download move the state between the two.
 */
 #pragma once
@@ -65,18 +65,41 @@ struct GpuModel {
     }
 };
 
+// The GPU's tensors start at multiples of 32 floats (128 bytes), where the host packs them:
+// cuBLAS's fastest kernels need their matrices 16-byte aligned, and a PE tensor of odd size
+// (FIRE's 462 floats) would otherwise shift every weight after it off that, which cost FIRE
+// a third of its TF32 throughput (the weights' GEMMs fell back to slower kernels).
+static const size_t GPU_TENSOR_ALIGN = 32;
+
+// every tensor of a flat set from one layout into another (the host's and the GPU's)
+inline void relayout(float* to, const Layout& to_layout, const float* from, const Layout& from_layout, const ModelConfig& c) {
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < param_copies(c, id); l++)
+            std::copy_n(from + from_layout.at(id, l), param_numel(c, id), to + to_layout.at(id, l));
+}
+
+// host -> device and device -> host of one tensor set (the padding between the GPU's tensors stays 0)
+inline void gpu_upload_set(float* device, const GpuModel& g, const std::vector<float>& host, const Layout& host_layout) {
+    std::vector<float> staged(g.layout.total, 0);
+    relayout(staged.data(), g.layout, host.data(), host_layout, g.config);
+    cudaCheck(cudaMemcpy(device, staged.data(), staged.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
+inline void gpu_download_set(std::vector<float>* host, const Layout& host_layout, const float* device, const GpuModel& g) {
+    std::vector<float> staged(g.layout.total);
+    cudaCheck(cudaMemcpy(staged.data(), device, staged.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    relayout(host->data(), host_layout, staged.data(), g.layout, g.config);
+}
+
 // host -> device and device -> host: parameters and AdamW state
 inline void gpu_upload(GpuModel* g, const Model& m) {
-    size_t bytes = m.layout.total * sizeof(float);
-    cudaCheck(cudaMemcpy(g->params, m.params.data(), bytes, cudaMemcpyHostToDevice));
-    cudaCheck(cudaMemcpy(g->adam_m, m.adam_m.data(), bytes, cudaMemcpyHostToDevice));
-    cudaCheck(cudaMemcpy(g->adam_v, m.adam_v.data(), bytes, cudaMemcpyHostToDevice));
+    gpu_upload_set(g->params, *g, m.params, m.layout);
+    gpu_upload_set(g->adam_m, *g, m.adam_m, m.layout);
+    gpu_upload_set(g->adam_v, *g, m.adam_v, m.layout);
 }
 inline void gpu_download(Model* m, const GpuModel& g) {
-    size_t bytes = m->layout.total * sizeof(float);
-    cudaCheck(cudaMemcpy(m->params.data(), g.params, bytes, cudaMemcpyDeviceToHost));
-    cudaCheck(cudaMemcpy(m->adam_m.data(), g.adam_m, bytes, cudaMemcpyDeviceToHost));
-    cudaCheck(cudaMemcpy(m->adam_v.data(), g.adam_v, bytes, cudaMemcpyDeviceToHost));
+    gpu_download_set(&m->params, m->layout, g.params, g);
+    gpu_download_set(&m->adam_m, m->layout, g.adam_m, g);
+    gpu_download_set(&m->adam_v, m->layout, g.adam_v, g);
 }
 
 // free memory on the current GPU, in bytes
@@ -88,7 +111,7 @@ inline double gpu_free_bytes() {
 
 // the gradients of the last backward into the host model (for the non-finite diagnostic)
 inline void gpu_download_grads(Model* m, const GpuModel& g) {
-    cudaCheck(cudaMemcpy(m->grads.data(), g.grads, m->layout.total * sizeof(float), cudaMemcpyDeviceToHost));
+    gpu_download_set(&m->grads, m->layout, g.grads, g);
 }
 
 // the PE's tables copied to the GPU (owned by g), as a PE the kernels take
@@ -123,16 +146,16 @@ inline AttentionWorkspace gpu_attention_workspace(GpuModel* g, const ModelConfig
 // batches of up to max_B sequences (the host model's own may be smaller: it need not train).
 inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision) {
     const ModelConfig& c = m.config;
-    g->config = c, g->layout = m.layout, g->max_B = max_B, g->precision = precision;
-    size_t BT = (size_t)max_B * c.max_T;
-    g->params = g->alloc<float>(m.layout.total);
-    g->grads = g->alloc<float>(m.layout.total);
-    g->adam_m = g->alloc<float>(m.layout.total);
-    g->adam_v = g->alloc<float>(m.layout.total);
+    g->config = c, g->layout = make_layout(c, GPU_TENSOR_ALIGN), g->max_B = max_B, g->precision = precision;
+    size_t BT = (size_t)max_B * c.max_T, total = g->layout.total;
+    g->params = g->alloc<float>(total);
+    g->grads = g->alloc<float>(total);
+    g->adam_m = g->alloc<float>(total);
+    g->adam_v = g->alloc<float>(total);
     for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1));
     g->attention = gpu_attention_workspace(g, c, max_B);
     g->weight_partials = g->alloc<float>((BT + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK * c.C);
-    g->norm_partials = g->alloc<double>(m.layout.total / NORM_CHUNK + 1);
+    g->norm_partials = g->alloc<double>(total / NORM_CHUNK + 1);
     g->losses = g->alloc<float>(BT);
     g->tokens = g->alloc<int>(BT);
     g->targets = g->alloc<int>(BT);

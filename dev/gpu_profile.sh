@@ -20,7 +20,7 @@ grep '^"' "$out.raw" > "$out"  # ncu's rows; the bench's own lines are the rest
 grep -E "ms/step" "$out.raw" || true
 python3 - "$out" <<'PY'
 import csv, sys
-scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}  # to ms
+scale = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0, "s": 1e3, "second": 1e3}  # to ms
 total, by_name, count = 0.0, {}, {}
 for row in csv.DictReader(open(sys.argv[1])):
     if row["Metric Name"] != "gpu__time_duration.sum":

@@ -302,7 +302,7 @@ static void test_adamw_and_clipping_match_cpu(void) {
     for (float& v : s.cpu.adam_v) v = (float)(rng.uniform() * 1e-4);
     GpuModel g;
     gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
-    cudaCheck(cudaMemcpy(g.grads, s.cpu.grads.data(), s.cpu.grads.size() * sizeof(float), cudaMemcpyHostToDevice));
+    gpu_upload_set(g.grads, g, s.cpu.grads, s.cpu.layout);
     OptimConfig o;
     o.steps = 100;
     double norm = clip_gradients(&s.cpu, 1.0);
@@ -321,9 +321,10 @@ static void test_adamw_and_clipping_match_cpu(void) {
 // ----------------------------------------------------------------------------
 // the whole model
 
-static std::vector<float> gpu_grads(const GpuModel& g) {
-    std::vector<float> out(g.layout.total);
-    cudaCheck(cudaMemcpy(out.data(), g.grads, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+// the GPU's gradients, in the host model's layout
+static std::vector<float> gpu_grads(const GpuModel& g, const Model& cpu) {
+    std::vector<float> out(cpu.layout.total);
+    gpu_download_set(&out, cpu.layout, g.grads, g);
     return out;
 }
 
@@ -337,7 +338,7 @@ static void check_training_step(SmallSetup* s, const TokenPlaces& places, const 
     double gpu_loss = gpu_forward(&g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop, places);
     gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
     TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MODEL_RTOL * loss, loss, gpu_loss, name.c_str());
-    std::string problem = compare_per_tensor(s->cpu, s->cpu.grads, gpu_grads(g), name.c_str());
+    std::string problem = compare_per_tensor(s->cpu, s->cpu.grads, gpu_grads(g, s->cpu), name.c_str());
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
 }
 

@@ -669,6 +669,36 @@ static void test_kv_cache_forward_matches_full_forward(void) {
     }
 }
 
+// The GPU's layout (model.cuh) starts every tensor at a multiple of 32 floats, where the host's
+// packs them: with FIRE's odd-sized tensor shared or per layer, every copy of every tensor sits
+// at such a multiple, no two overlap, and the packed layout has no gap (checkpoints hold
+// exactly the parameters)
+static void test_aligned_layouts_align_every_tensor_and_packed_ones_leave_no_gap(void) {
+    for (bool per_layer : {false, true}) {
+        ModelConfig c{3, 48, 4, 96, 19, 20, PE_FIRE, 0.25f, 0.0f};
+        c.pe_per_layer = per_layer;
+        TEST_ASSERT(param_numel(c, P_PE_TABLE) % 32 != 0);  // the case that needs the padding
+        for (size_t align : {(size_t)1, (size_t)32}) {
+            Layout layout = make_layout(c, align);
+            std::vector<std::pair<size_t, size_t>> spans;  // [start, end) of every copy of every tensor
+            size_t numel = 0;
+            for (int id = 0; id < NUM_PARAMS; id++)
+                for (int l = 0; l < param_copies(c, id); l++) {
+                    size_t at = layout.at(id, l), n = param_numel(c, id);
+                    if (n == 0) continue;
+                    TEST_ASSERT(at % align == 0);
+                    spans.push_back({at, at + n});
+                    numel += n;
+                }
+            std::sort(spans.begin(), spans.end());
+            for (size_t k = 1; k < spans.size(); k++) TEST_ASSERT(spans[k - 1].second <= spans[k].first);
+            TEST_ASSERT(spans.back().second <= layout.total);
+            if (align == 1) TEST_ASSERT(layout.total == numel);
+            else TEST_ASSERT(layout.total > numel);
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
@@ -691,6 +721,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_cope_max_clips_positions_at_its_last_row);
     RUN_TEST(test_loss_tokens_divides_the_summed_loss);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
+    RUN_TEST(test_aligned_layouts_align_every_tensor_and_packed_ones_leave_no_gap);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
     RUN_TEST(test_padding_never_changes_real_logits_or_the_loss);
