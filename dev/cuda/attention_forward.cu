@@ -10,6 +10,11 @@
  version 2: what ./train runs (attention.cuh): heads split apart, q k^T and att v as batched
             cuBLAS GEMMs, one warp per softmax row reading the bias plane (made once per step for
             every layer, so not timed here)
+ version 3: fused, flash style, fp32 without tensor cores: a warp per query row reads q, k and v
+            straight from qkv and writes its head's slice of out, with keys in tiles through
+            shared memory and an online softmax, so no (T, T) matrix exists; the bias computed
+            where it is used, by pe.h's pe_score_bias. A first step to issue 11's fused kernel:
+            its arithmetic, not yet its speed (no tensor cores, no register tiles)
 */
 #include "dev/cuda/common.cuh"
 #include "model.cuh"
@@ -41,9 +46,90 @@ __global__ void attention_forward_kernel1(float* out, float* att, const float* q
     }
 }
 
+// version 3. The row keeps a running max m of its scores and a running sum l of exp(s - m), and
+// rescales its partial output by exp(m_old - m) whenever m grows (online softmax), so the
+// output is sum_j exp(s_j - m) dropout_j v_j / l once every key is seen. Dropout multiplies a
+// probability where it weighs v_j, never in l: dropout(softmax(s)), as the CPU computes it. Each
+// row's log-sum-exp, m + log l, goes to lse (B, NH, T): what a fused backward needs to recompute
+// the probabilities.
+static const int ROWS3 = 8;  // query rows per block: a warp each
+template <int HS>
+__global__ void attention_forward_kernel3(float* out, float* lse, const float* qkv, const float* table, const int* positions, PE pe,
+                                          DropoutMask mask, int B, int T, int NH) {
+    constexpr int TILE = WARP, PER_LANE = (HS + WARP - 1) / WARP;  // a key per lane; output dims d = lane + WARP r
+    __shared__ float q_s[ROWS3][HS];
+    __shared__ float k_s[TILE][HS + 1];  // + 1: lane j reads row j, and the rows then start in different banks
+    __shared__ float v_s[TILE][HS];
+    int bh = blockIdx.y, b = bh / NH, h = bh % NH, C = NH * HS;
+    int first = blockIdx.x * ROWS3, i = first + threadIdx.x / WARP, lane = threadIdx.x % WARP;  // i: this warp's query
+    for (int x = threadIdx.x; x < ROWS3 * HS; x += blockDim.x) {
+        int r = x / HS, d = x % HS;
+        q_s[r][d] = first + r < T ? qkv[((size_t)b * T + first + r) * 3 * C + h * HS + d] : 0.0f;
+    }
+    size_t row = (size_t)bh * T + i;  // (b, h, i), as the dropout mask counts
+    int pos_i = i < T ? position_of(positions, b, i, T) : 0;
+    float m = -INFINITY, l = 0, acc[PER_LANE] = {};
+    int last = min(first + ROWS3, T) - 1;  // the block's last query: later keys are masked for every row
+    for (int start = 0; start <= last; start += TILE) {
+        __syncthreads();  // every warp is done with the previous tile
+        for (int x = threadIdx.x; x < TILE * HS; x += blockDim.x) {
+            int jj = x / HS, d = x % HS, j = start + jj;
+            const float* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS + d;
+            k_s[jj][d] = j < T ? k[0] : 0.0f;
+            v_s[jj][d] = j < T ? k[C] : 0.0f;
+        }
+        __syncthreads();
+        if (i >= T || start > i) continue;  // a whole warp: its row is past T, or the tile is past its query
+        int j = start + lane;
+        float s = -INFINITY;  // a masked key (j > i) adds nothing
+        if (j <= i) {
+            s = 0;
+            for (int d = 0; d < HS; d++) s += q_s[i - first][d] * k_s[lane][d];
+            s += pe_score_bias(pe, table, h, pos_i, position_of(positions, b, j, T));
+        }
+        float m_new = fmaxf(m, warp_max(s));  // finite: key `start` <= i is in every tile the row reads
+        float p = j <= i ? expf(s - m_new) : 0.0f, rescale = expf(m - m_new);  // exp(-inf) = 0 at the first tile
+        l = l * rescale + warp_sum(p);
+        float weight = j <= i ? p * mask.factor(row * T + j) : 0.0f;
+        for (int r = 0; r < PER_LANE; r++) acc[r] *= rescale;
+        for (int jj = 0; jj < TILE; jj++) {
+            float w = __shfl_sync(0xffffffff, weight, jj);
+            for (int r = 0; r < PER_LANE; r++)
+                if (lane + WARP * r < HS) acc[r] += w * v_s[jj][lane + WARP * r];
+        }
+        m = m_new;
+    }
+    if (i >= T) return;
+    for (int r = 0; r < PER_LANE; r++)
+        if (lane + WARP * r < HS) out[((size_t)b * T + i) * C + h * HS + lane + WARP * r] = acc[r] / l;
+    if (lane == 0) lse[row] = m + logf(l);
+}
+
+// the CPU's log-sum-exp of every row's biased scores, (B, NH, T), for version 3's lse
+static std::vector<float> reference_lse(const std::vector<float>& qkv, const std::vector<float>& bias, int B, int T, int C, int NH) {
+    int HS = C / NH;
+    std::vector<float> lse((size_t)B * NH * T);
+#pragma omp parallel for
+    for (size_t row = 0; row < lse.size(); row++) {
+        int i = row % T, h = (row / T) % NH, b = (int)(row / T / NH);
+        std::vector<double> s(i + 1);
+        double max = -INFINITY, sum = 0;
+        for (int j = 0; j <= i; j++) {
+            const float *q = &qkv[((size_t)b * T + i) * 3 * C + h * HS], *k = &qkv[((size_t)b * T + j) * 3 * C + C + h * HS];
+            double dot = 0;
+            for (int d = 0; d < HS; d++) dot += (double)q[d] * k[d];
+            s[j] = dot + bias[((size_t)h * T + i) * T + j];
+            max = std::max(max, s[j]);
+        }
+        for (int j = 0; j <= i; j++) sum += exp(s[j] - max);
+        lse[row] = (float)(max + log(sum));
+    }
+    return lse;
+}
+
 int main(int argc, char** argv) {
     try {
-        Args a = parse_args(argc, argv, 2);
+        Args a = parse_args(argc, argv, 3);
         const int B = a.B, T = a.T, C = 768, NH = 12, HS = C / NH;
         ModelConfig config{1, C, NH, 4, 8, T, a.pe, 0.25f, 0.1f};
         PETables tables = make_pe_tables(a.pe, C, NH, rope_dims(HS, 0.25f), T);
@@ -59,12 +145,17 @@ int main(int argc, char** argv) {
         attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0);
 
         float *d_qkv = to_device(qkv), *d_table = to_device(table), *d_out = to_device(out), *d_att = to_device(att), *d_bias = to_device(bias);
+        float* d_lse = to_device(std::vector<float>((size_t)B * NH * T, 0));
         cudaCheck(cudaMemset(d_out, 0, out.size() * sizeof(float)));
         cudaCheck(cudaMemset(d_att, 0, att.size() * sizeof(float)));
         cublasHandle_t cublas = cublas_create(PRECISION_FP32);
         auto run = [&] {
             if (a.version == 1) {
                 attention_forward_kernel1<<<grid_for((size_t)B * NH * T), BLOCK>>>(d_out, d_att, d_qkv, d_table, pe, DropoutMask(drop, key), B, T, C, NH);
+                launchCheck();
+            } else if (a.version == 3) {
+                dim3 grid((T + ROWS3 - 1) / ROWS3, B * NH);
+                attention_forward_kernel3<64><<<grid, ROWS3 * WARP>>>(d_out, d_lse, d_qkv, d_table, nullptr, pe, DropoutMask(drop, key), B, T, NH);
                 launchCheck();
             } else {
                 attention_forward_gpu(cublas, d_out, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, key, B, T, C, NH, &w);
@@ -73,8 +164,9 @@ int main(int argc, char** argv) {
         if (pe_has_score_bias(a.pe)) pe_bias_forward_gpu(d_bias, d_table, nullptr, pe, 1, T, NH);
         run();
         printf("attention forward, version %d, pe %s, B %d T %d NH %d HS %d\n", a.version, PE_NAMES[a.pe], B, T, NH, HS);
-        check("att", att, d_att, 1e-5, 1e-4);  // fp32 sums in another order (see test_gpu.cu)
+        if (a.version != 3) check("att", att, d_att, 1e-5, 1e-4);  // fp32 sums in another order (see test_gpu.cu)
         check("out", out, d_out, 1e-5, 1e-4);
+        if (a.version == 3) check("lse", reference_lse(qkv, bias, B, T, C, NH), d_lse, 1e-5, 1e-5);
         float ms = time_ms(run);
         double flops = 4.0 * B * NH * T * T * HS;  // q k^T and att v, whole squares
         printf("%.3f ms, %.1f TFLOP/s\n", ms, flops / ms / 1e9);
