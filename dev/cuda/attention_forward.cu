@@ -14,7 +14,8 @@
             straight from qkv and writes its head's slice of out, with keys in tiles through
             shared memory and an online softmax, so no (T, T) matrix exists; the bias computed
             where it is used, by pe.h's pe_score_bias. A first step to issue 11's fused kernel:
-            its arithmetic, not yet its speed (no tensor cores, no register tiles)
+            its arithmetic, not yet its speed (no tensor cores, no register tiles: 1.17 ms
+            against version 2's 0.76 at 64 x 256 on an H200, 0.078 against 0.097 at 64 x 48)
 */
 #include "dev/cuda/common.cuh"
 #include "model.cuh"
