@@ -127,7 +127,7 @@ inline void pe_bias_plane_backward_gpu(float* dbias, const float* dscores, int p
 // A block per (plane, i): its threads share out the (head, key) pairs, each adding into its own
 // copy of the partial in shared memory, and then the copies are summed in thread order. (A thread
 // per (plane, i) adding straight into global memory waited on memory: FIRE's backward adds into
-// 330 parameters per pair, 8 x 256 x 330 adds in turn per thread at 64 x 256.)
+// up to 99 parameters per pair, and the paper's model has up to 12 x 256 pairs per query.)
 static const size_t BIAS_PARTIAL_SHARED_BYTES = 48 * 1024;  // the most a block gets without opting in
 
 // threads per block: one copy of the partial each, as many as fit (a multiple of a warp, at most BLOCK)

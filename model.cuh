@@ -2,8 +2,9 @@
  model.cuh: the model on the GPU. It holds device copies of the parameters, gradients, AdamW state
  and activations, laid out by the same tables as model.h (PARAMS, ACTS; each tensor aligned for
  cuBLAS), and runs model.h's model_forward, model_backward, clip_gradients and adamw_update step
- for step with the kernels of kernels.cuh and attention.cuh. The host Model stays the source of truth for configuration,
- layout and checkpoints; gpu_upload and gpu_download move the state between the two.
+ for step with the kernels of kernels.cuh and attention.cuh. The host Model stays the source of
+ truth for configuration, layout and checkpoints; gpu_upload and gpu_download move the state
+ between the two.
 */
 #pragma once
 
