@@ -181,18 +181,16 @@ struct Layout {
 // align: every tensor, and every layer's block, starts at a multiple of this many floats. The
 // host packs them (1: checkpoints hold exactly the parameters); the GPU aligns them (model.cuh).
 inline Layout make_layout(const ModelConfig& c, size_t align = 1) {
+    auto aligned = [&](size_t n) { return (n + align - 1) / align * align; };  // n rounded up to a multiple of align
     Layout layout{};
     size_t next = 0;
-    auto place = [&](int id) {
-        next = (next + align - 1) / align * align;
-        layout.offset[id] = next, next += param_numel(c, id);
-    };
+    auto place = [&](int id) { layout.offset[id] = next = aligned(next), next += param_numel(c, id); };
     for (int id = 0; id < NUM_PARAMS; id++)
         if (!is_per_layer(c, id)) place(id);
-    size_t first_layer = next = (next + align - 1) / align * align;
+    size_t first_layer = next = aligned(next);
     for (int id = 0; id < NUM_PARAMS; id++)
         if (is_per_layer(c, id)) place(id);
-    layout.layer_size = (next - first_layer + align - 1) / align * align;
+    layout.layer_size = aligned(next - first_layer);
     for (int id = 0; id < NUM_PARAMS; id++) layout.stride[id] = is_per_layer(c, id) ? layout.layer_size : 0;
     layout.total = first_layer + c.L * layout.layer_size;
     return layout;
