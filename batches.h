@@ -5,7 +5,8 @@
  draw_positions and draw_place_offsets add what --random-positions, --abacus and
  --position-coupling draw for them; pack_batch (--pack) lays them end to end in fewer rows.
  Evaluation fills its batches here too, and draw_eval_positions draws their positions where
- --eval-positions asks for it.
+ --eval-positions asks for it. batch_cost counts what a run's batches make its steps compute
+ (--stats).
 
  Invariants worth knowing:
    - everything here is a function of (seed, step) alone, so a resumed run sees the batches,
@@ -19,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "common.h"
@@ -216,3 +219,28 @@ struct BatchSampler {
         batch->loss_tokens = pool == 1 ? 0 : pool_loss_tokens;
     }
 };
+
+// What the batches of a run's first `steps` steps make a step compute (--stats): the examples'
+// own tokens, the tokens computed (rows x T: padding included), and the distinct shapes
+// (rows, T) its steps take, each of which a captured CUDA graph would need a graph of its own.
+struct BatchCost {
+    long steps = 0, rows = 0;
+    long real = 0, computed = 0;
+    std::set<std::pair<int, int>> shapes;  // (rows, T)
+
+    double padding() const { return computed ? 1 - (double)real / computed : 0; }
+};
+
+static BatchCost batch_cost(const Split& split, uint64_t seed, int B, int sort_pool, bool pack, long steps) {
+    BatchSampler sampler(seed, split, sort_pool);
+    BatchCost cost;
+    Batch batch;
+    for (long step = 0; step < steps; step++) {
+        sampler.fill(&batch, step, B);
+        if (pack) pack_batch(&batch);
+        cost.steps++, cost.rows += batch.B;
+        cost.real += batch.real_tokens, cost.computed += (long)batch.B * batch.T;
+        cost.shapes.insert({batch.B, batch.T});
+    }
+    return cost;
+}

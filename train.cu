@@ -109,6 +109,11 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
 }
 
 // Fills in what the presets decide and checks what no model or task check covers.
+static void check_batching(const RunConfig& c) {
+    if (c.batch < 1 || c.batch > 4096) fail("--batch %d is out of range [1, 4096]", c.batch);
+    if (c.sort_pool < 0 || c.sort_pool > 4096) fail("--sort-pool %d is out of range [0, 4096]", c.sort_pool);
+}
+
 static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
@@ -139,8 +144,7 @@ static void resolve_config(RunConfig* c) {
     if (c->keep_every < 0) fail("--keep-every %d is below 0", c->keep_every);  // (from a checkpoint: the command line refuses it)
     if (c->keep_every > c->steps) fail("--keep-every %d is past the run's %d steps: it would keep no snapshot", c->keep_every, c->steps);
     if (!(c->lr > 0)) fail("--lr must be above 0");
-    if (c->batch < 1 || c->batch > 4096) fail("--batch %d is out of range [1, 4096]", c->batch);
-    if (c->sort_pool < 0 || c->sort_pool > 4096) fail("--sort-pool %d is out of range [0, 4096]", c->sort_pool);
+    check_batching(*c);
     if (c->warmup_frac > 1) fail("--warmup-frac %g is out of range [0, 1]", c->warmup_frac);
     if (c->weight_decay > 1) fail("--weight-decay %g is out of range [0, 1]", c->weight_decay);
     if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
@@ -1289,12 +1293,15 @@ static void run_bench(RunConfig* c) {
     } else {
         build(&r);
     }
-    const int warmup = 3, timed = 10;
+    // --sort-pool K: a pool's batches run from short to long in a drawn order, so the timed steps
+    // are whole pools (10 rounded up to K's multiple), and the warm-up takes the batches after them
+    const int pool = std::max(1, c->sort_pool), warmup = 3, timed = (10 + pool - 1) / pool * pool;
     BatchSampler sampler(c->seed, train_split(r), c->sort_pool);  // empty with --bench-seq, and not read
     Batch batch;
     double seconds = 0, grad_norm = 0;
     long real = 0, padded = 0, rows = 0;
-    for (int step = 0; step < warmup + timed; step++) {
+    for (int i = 0; i < warmup + timed; i++) {
+        int step = i < warmup ? timed + i : i - warmup;
         if (c->bench_seq > 0) {
             batch.B = c->batch, batch.T = c->bench_seq, batch.real_tokens = (long)c->batch * c->bench_seq;
             batch.tokens.resize((size_t)batch.B * batch.T);
@@ -1306,11 +1313,11 @@ static void run_bench(RunConfig* c) {
         }
         auto start = std::chrono::steady_clock::now();
         double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished
-        bool last = step == warmup + timed - 1;
+        bool last = i == warmup + timed - 1;
         if (last) device_profile(&r, true);
         if (!train_step(&r, batch, step, &loss, &grad_norm)) fail("--bench: step %d was not finite (loss %g), so its time would leave out the update", step + 1, loss);
         if (last) device_profile(&r, false);
-        if (step < warmup) continue;
+        if (i < warmup) continue;
         seconds += seconds_since(start);
         real += batch.real_tokens, padded += (long)batch.B * batch.T, rows += batch.B;
     }
@@ -1327,6 +1334,7 @@ static void run_bench(RunConfig* c) {
     }
 #endif
     printf("\nbench on %s: %d steps of %d sequences after %d warm-up steps\n", device.c_str(), timed, c->batch, warmup);
+    printf("%10ld tokens in the timed steps, %ld computed with their padding (%.0f%% padding)\n", real, padded, 100.0 * (padded - real) / padded);
     printf("%10.2f ms/step\n%10.0f tokens/s (real tokens)\n%10.0f tokens/s (padding included)\n", 1000 * seconds / timed, real / seconds,
            padded / seconds);
     if (peak > 0) printf("%10.1f TFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e12);
@@ -1355,7 +1363,26 @@ static void answer_prompts(const Task& task, const DataConfig& data) {
     for_each_prompt(task, make_vocab(task, data), data, [](const Words&, const Words& gold, int) { printf("%s\n", join_words(gold).c_str()); });
 }
 
-static void print_stats(const Task& task, const RunConfig& c) {
+// What training's batches compute over an epoch, as the paper makes them and as --pack and
+// --sort-pool K would: how much of it is padding, and how many shapes a step takes.
+static void print_batch_costs(const Split& train, const RunConfig& c, int pool) {
+    long steps = std::max(1L, (long)train.size() / c.batch / pool) * pool;  // whole pools
+    printf("\ntraining batches of %d (--seed %llu), their first %ld steps (an epoch, in whole pools of %d):\n", c.batch,
+           (unsigned long long)c.seed, steps, pool);
+    printf("batches                    rows a step  tokens a row  computed per real token  padding  shapes (rows, T)\n");
+    for (int sorted = 0; sorted < 2; sorted++)
+        for (int pack = 0; pack < 2; pack++) {
+            BatchCost cost = batch_cost(train, c.seed, c.batch, sorted ? pool : 0, pack, steps);
+            std::string name = sorted ? format_text("--sort-pool %d", pool) : "the paper's";
+            if (pack) name += sorted ? " --pack" : ", --pack";
+            printf("%-26s %11.1f %13.1f %23.2f %7.0f%% %17zu\n", name.c_str(), (double)cost.rows / cost.steps,
+                   (double)cost.computed / cost.rows, (double)cost.computed / cost.real, 100 * cost.padding(), cost.shapes.size());
+        }
+}
+
+static void print_stats(const Task& task, const RunConfig& c, int pool) {
+    check_batching(c);
+    if (pool < 2) fail("--stats --sort-pool %d: the pool must hold at least 2 batches to sort (1 is the paper's batches, shown anyway)", pool);
     Dataset d = make_dataset(task, c.data);
     printf("task %s: %s\nlength λ = %s; vocabulary %d words\n\n", task.name, task.description, task.length_unit, d.vocab.size());
     printf("split   examples  lengths  tokens per example (min / mean / max)\n");
@@ -1380,6 +1407,7 @@ static void print_stats(const Task& task, const RunConfig& c) {
             for (int length : d.splits[k].length) counts[k] += length == n;
         if (counts[0] + counts[1] + counts[2] > 0) printf("%6d %7d %7d %7d\n", n, counts[0], counts[1], counts[2]);
     }
+    print_batch_costs(d.splits[SPLIT_TRAIN], c, pool);
 }
 
 // ----------------------------------------------------------------------------
@@ -1397,7 +1425,7 @@ static void run(int argc, char** argv) {
     switch (mode) {
         case SHOW: return show_examples(task, config);
         case ANSWER: return answer_prompts(task, config.data);
-        case STATS: return print_stats(task, config);
+        case STATS: return print_stats(task, config, given.count("--sort-pool") ? config.sort_pool : 16);
         case DUMP: return run_dump_state(&config);
         case BENCH: return run_bench(&config);
         default: return run_training(&config);

@@ -124,6 +124,9 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--load /tmp/a/model.bin --answer --test-max 9", "", "--test-max can not be combined with --load and --answer"},
         {"--load /tmp/a/model.bin --train-max 9", "", "--train-max can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --sample 0", "", "--sample expects at least 1 example, got 0"},
+        {"--task copy --stats --sort-pool 1", "", "--stats --sort-pool 1: the pool must hold at least 2 batches to sort"},
+        {"--task copy --stats --batch 0", "", "--batch 0 is out of range [1, 4096]"},
+        {"--task copy --stats --pack", "", "--pack can not be combined with --stats"},  // --stats shows --pack's row anyway
         {"--load /tmp/a/model.bin --keep-every 5", "", "--keep-every can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
     };

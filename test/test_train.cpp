@@ -263,6 +263,60 @@ static void test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows(void) {
 // ----------------------------------------------------------------------------
 // optimisation
 
+// --stats' batch costs, counted again here from the sampler's examples: the paper's batches compute
+// B rows of their longest example; --pack the same real tokens in fewer rows of that length;
+// --sort-pool's whole pools hold the paper's examples (so the same real tokens) and compute
+// less; the shapes are those the steps took.
+static void test_batch_cost_counts_what_the_steps_compute(void) {
+    const int B = 8, K = 4, steps = 12;
+    Split split = training_split(100);
+    BatchSampler sampler(7, split, 0);
+    long real = 0, computed = 0;
+    std::set<std::pair<int, int>> shapes;
+    for (int step = 0; step < steps; step++) {
+        int longest = 0;
+        for (int e : sampler.examples(step, B)) real += split.example_len(e), longest = std::max(longest, split.example_len(e));
+        computed += (long)B * longest;
+        shapes.insert({B, longest});
+    }
+    BatchCost paper = batch_cost(split, 7, B, 0, false, steps), packed = batch_cost(split, 7, B, 0, true, steps);
+    BatchCost sorted = batch_cost(split, 7, B, K, false, steps), both = batch_cost(split, 7, B, K, true, steps);
+    TEST_ASSERT_EQUAL_INT(steps, paper.steps);
+    TEST_ASSERT_EQUAL_INT(steps * B, paper.rows);
+    TEST_ASSERT_EQUAL_INT(real, paper.real);
+    TEST_ASSERT_EQUAL_INT(computed, paper.computed);
+    TEST_ASSERT_MESSAGE(shapes == paper.shapes, "the paper's shapes differ");
+    TEST_ASSERT_EQUAL_FLOAT(1 - (double)real / computed, paper.padding());
+    for (const BatchCost* less : {&packed, &sorted, &both}) {
+        TEST_ASSERT_EQUAL_INT(real, less->real);
+        TEST_ASSERT_LESS_THAN(computed, less->computed);
+        TEST_ASSERT_LESS_THAN(paper.padding(), less->padding());
+    }
+    TEST_ASSERT_LESS_THAN(paper.rows, packed.rows);
+    TEST_ASSERT_EQUAL_INT(paper.rows, sorted.rows);
+}
+
+// --bench times the batches of steps 0, 1, ... (the warm-up takes later ones): 10 of them, or
+// with --sort-pool K whole pools, so that a pool's short and long batches count alike; the
+// tokens it reports are those batches' own, as batch_cost counts them.
+static void test_bench_times_whole_pools_of_the_first_steps(void) {
+    for (int pool : {0, 4, 16}) {
+        RunConfig c = small_run(temp_dir(), 1);
+        c.bench = true, c.sort_pool = pool, c.device = "cpu";
+        std::string printed;
+        {
+            Capture out;
+            run_bench(&c);
+            printed = out.text();
+        }
+        int steps = pool == 16 ? 16 : pool == 4 ? 12 : 10;
+        TEST_ASSERT_MESSAGE(printed.find(": " + std::to_string(steps) + " steps of 8 sequences") != std::string::npos, printed.c_str());
+        BatchCost cost = batch_cost(make_dataset(find_task(c.task), c.data).splits[SPLIT_TRAIN], c.seed, c.batch, pool, false, steps);
+        std::string tokens = std::to_string(cost.real) + " tokens in the timed steps, " + std::to_string(cost.computed) + " computed";
+        TEST_ASSERT_MESSAGE(printed.find(tokens) != std::string::npos, (tokens + " not in: " + printed).c_str());
+    }
+}
+
 static void test_learning_rate_warms_up_from_zero_then_decays_to_lr_end(void) {
     OptimConfig o;
     o.steps = 1000, o.lr = 1e-3;
@@ -876,6 +930,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_drawn_positions_are_uniform_over_the_sorted_sets_below_L);
     RUN_TEST(test_evaluation_draws_each_example_its_own_positions);
     RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
+    RUN_TEST(test_batch_cost_counts_what_the_steps_compute);
+    RUN_TEST(test_bench_times_whole_pools_of_the_first_steps);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
     RUN_TEST(test_weight_decay_spares_the_t5_table_only);
