@@ -7,6 +7,8 @@
 #             copy's batches and on 64 x 256 random tokens: the table README shows; copy's
 #             batches sorted by length (--sort-pool 16); drawn positions (--random-positions); and
 #             addition with --abacus and --position-coupling beside the PE alone
+#   grid      (only when named) the paper's whole grid projected in hours, from the paper model's
+#             bench on each task's own batches (dev/grid_hours.sh; PES default nope and t5)
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
 # SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
@@ -18,8 +20,8 @@ shift $(($# > 0 ? 1 : 0))
 parts=${*:-tests sanitize kernels bench}
 for part in $parts; do
     case $part in
-        tests | sanitize | kernels | bench) ;;
-        *) echo "gpu_check.sh: unknown part '$part' (valid: tests sanitize kernels bench)" >&2; exit 1 ;;
+        tests | sanitize | kernels | bench | grid) ;;
+        *) echo "gpu_check.sh: unknown part '$part' (valid: tests sanitize kernels bench grid)" >&2; exit 1 ;;
     esac
 done
 nvidia-smi -L > /dev/null 2>&1 || { echo "gpu_check.sh: no CUDA GPU here (nvidia-smi -L fails): every part needs one" >&2; exit 1; }
@@ -114,6 +116,11 @@ bench() {
         row $pe tf32 add-abacus --task addition --reverse-digits --abacus
         row $pe tf32 add-coupled --task addition --reverse-digits --position-coupling
     done
+}
+
+grid() {
+    echo
+    PES=$(tr ' ' , <<< "${PES:-nope t5}") dev/grid_hours.sh --model paper | tee "$dir/grid.log"  # its PES are comma-separated
 }
 
 for part in $parts; do

@@ -235,6 +235,37 @@ static void test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries(v
     assert_refusals("RUNS=0 dev/sweep_throughput.sh", {{"tiny:5", "JOBS and RUNS take whole numbers above 0, got '0'"}});
 }
 
+// dev/grid_hours.sh: each task's hours are its PEs' ms/step times the steps of a run (PCFG's 2.5
+// times as many) times the seeds, the total their sum; a bench that fails is named, and the
+// grid's counts and names are checked before any bench
+static void test_grid_hours_multiplies_each_tasks_bench_by_its_runs(void) {
+    const std::string model = " --layers 1 --d-model 16 --heads 1 --d-ff 32 --threads 1 --device cpu";
+    Result r = shell("TASKS=copy,pcfg PES=nope,alibi SEEDS=2 STEPS=1800000 dev/grid_hours.sh" + model);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::vector<std::string> rows = lines(r.out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(5, rows.size(), r.out.c_str());  // the grid, the header, two tasks, the total
+    TEST_ASSERT_MESSAGE(contains(rows[0], "2 tasks x 2 PEs x 2 seeds; 1800000 steps a run (pcfg 4500000)"), rows[0].c_str());
+    double total = 0;
+    for (int i = 2; i < 4; i++) {
+        char task[32], padding[8];
+        double nope, alibi, hours;
+        TEST_ASSERT_EQUAL_INT_MESSAGE(5, sscanf(rows[i].c_str(), "%31s %lf %lf %7s %lf", task, &nope, &alibi, padding, &hours), rows[i].c_str());
+        double runs_hours = (nope + alibi) * (i == 3 ? 4500000 : 1800000) * 2 / 3.6e6;  // ms x steps x seeds
+        TEST_ASSERT_FLOAT_WITHIN(0.006, runs_hours, hours);
+        TEST_ASSERT_MESSAGE(padding[strlen(padding) - 1] == '%', rows[i].c_str());
+        total += hours;
+    }
+    double printed_total = 0;
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, sscanf(rows[4].c_str(), "total %lf", &printed_total), rows[4].c_str());
+    TEST_ASSERT_FLOAT_WITHIN(0.006, total, printed_total);
+
+    Result failed = shell("TASKS=copy,nosuch PES=nope STEPS=10 dev/grid_hours.sh" + model);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, failed.status, failed.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(failed.out, "nosuch nope failed: train: error: unknown task 'nosuch'"), failed.out.c_str());
+    assert_refusals("SEEDS=0 dev/grid_hours.sh", {{"", "SEEDS, STEPS and PCFG_STEPS take whole numbers above 0, got '0'"}});
+    assert_refusals("TASKS='copy sum' dev/grid_hours.sh", {{"", "TASKS and PES are comma-separated names"}});
+}
+
 // --vary adds an axis, and the Slurm script has one array task per run with what each needs: a
 // GPU for a GPU sweep. A build without nvcc (`make NVCC=`, as `make sanitize` builds) has no GPU
 // path, so there the GPU sweep is refused before any run, with the reason, and the script is
@@ -1000,6 +1031,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
+    RUN_TEST(test_grid_hours_multiplies_each_tasks_bench_by_its_runs);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
     RUN_TEST(test_reproduce_far_tests_each_finished_run_to_500);
