@@ -1366,9 +1366,9 @@ static void answer_prompts(const Task& task, const DataConfig& data) {
 // What training's batches compute over an epoch, as the paper makes them and as --pack and
 // --sort-pool K would: how much of it is padding, and how many shapes a step takes.
 static void print_batch_costs(const Split& train, const RunConfig& c, int pool) {
-    long steps = std::max(1L, (long)train.size() / c.batch / pool) * pool;  // whole pools
-    printf("\ntraining batches of %d (--seed %llu), their first %ld steps (an epoch, in whole pools of %d):\n", c.batch,
-           (unsigned long long)c.seed, steps, pool);
+    long steps = std::max(1L, (long)train.size() / c.batch / pool) * pool;  // an epoch or less, in whole pools
+    printf("\ntraining batches of %d (--seed %llu), their first %ld steps (%ld examples of the split's %d; pools of %d):\n", c.batch,
+           (unsigned long long)c.seed, steps, steps * c.batch, train.size(), pool);
     printf("batches                    rows a step  tokens a row  computed per real token  padding  shapes (rows, T)\n");
     for (int sorted = 0; sorted < 2; sorted++)
         for (int pack = 0; pack < 2; pack++) {
