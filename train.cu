@@ -108,12 +108,13 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     return mc;
 }
 
-// Fills in what the presets decide and checks what no model or task check covers.
+// the batch flags' bounds, for training, --bench and --stats
 static void check_batching(const RunConfig& c) {
     if (c.batch < 1 || c.batch > 4096) fail("--batch %d is out of range [1, 4096]", c.batch);
     if (c.sort_pool < 0 || c.sort_pool > 4096) fail("--sort-pool %d is out of range [0, 4096]", c.sort_pool);
 }
 
+// Fills in what the presets decide and checks what no model or task check covers.
 static void resolve_config(RunConfig* c) {
     const Preset* preset = nullptr;
     for (const Preset& p : PRESETS)
