@@ -1,7 +1,8 @@
 /*
  batches.h: what the model sees at each training step. The examples of step s come from the
  paper's random sampler (an epoch's permutation, read in order) or from --sort-pool's pools of
- similar lengths; fill_batch lays them out right-padded, with the answer tokens as targets;
+ similar lengths; fill_batch lays them out right-padded (to a multiple of N tokens with
+ --pad-to-multiple N), with the answer tokens as targets;
  draw_positions and draw_place_offsets add what --random-positions, --abacus and
  --position-coupling draw for them; pack_batch (--pack) lays them end to end in fewer rows.
  Evaluation fills its batches here too, and draw_eval_positions draws their positions where
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -49,10 +51,22 @@ struct Batch {
     }
 };
 
-static void fill_batch(Batch* batch, const Split& split, const std::vector<int>& examples) {
+// --pad-to-multiple N: a training batch's rows padded to a multiple of N tokens, so that its
+// steps take few shapes (a captured CUDA graph is made for one shape) and a kernel's tiles divide
+// the rows; never past `cap`, the longest sequence the model is built for (its PE tables and
+// buffers). The real tokens, and what the model computes for them, are those of the shorter
+// batch: a causal model's real tokens never read the padding after them.
+struct Rounding {
+    int multiple = 1, cap = INT_MAX;
+
+    int length(int T) const { return std::max(T, std::min(cap, (T + multiple - 1) / multiple * multiple)); }
+};
+
+static void fill_batch(Batch* batch, const Split& split, const std::vector<int>& examples, Rounding rounding = {}) {
     batch->B = (int)examples.size();
     batch->T = 0;
     for (int e : examples) batch->T = std::max(batch->T, split.example_len(e));
+    batch->T = rounding.length(batch->T);
     batch->tokens.assign((size_t)batch->B * batch->T, PAD_ID);
     batch->targets.assign((size_t)batch->B * batch->T, -1);
     batch->lengths.clear();
@@ -180,8 +194,10 @@ struct BatchSampler {
     std::vector<int> sorted;  // its K B examples, shortest first
     std::vector<int> slots;   // which K-th of `sorted` each of its batches takes
     size_t pool_loss_tokens = 0;  // its targets / K, rounded
+    Rounding rounding;            // of each batch's T
 
-    BatchSampler(uint64_t s, const Split& training, int sort_pool) : seed(s), split(training), pool(std::max(1, sort_pool)) {}
+    BatchSampler(uint64_t s, const Split& training, int sort_pool, Rounding r = {})
+        : seed(s), split(training), pool(std::max(1, sort_pool)), rounding(r) {}
 
     // the k-th example of the paper's stream
     int stream(long k) {
@@ -215,7 +231,7 @@ struct BatchSampler {
 
     // the batch of `step`, with its loss's divisor
     void fill(Batch* batch, long step, int B) {
-        fill_batch(batch, split, examples(step, B));
+        fill_batch(batch, split, examples(step, B), rounding);
         batch->loss_tokens = pool == 1 ? 0 : pool_loss_tokens;
     }
 };
@@ -231,8 +247,8 @@ struct BatchCost {
     double padding() const { return computed ? 1 - (double)real / computed : 0; }
 };
 
-static BatchCost batch_cost(const Split& split, uint64_t seed, int B, int sort_pool, bool pack, long steps) {
-    BatchSampler sampler(seed, split, sort_pool);
+static BatchCost batch_cost(const Split& split, uint64_t seed, int B, int sort_pool, bool pack, long steps, Rounding rounding = {}) {
+    BatchSampler sampler(seed, split, sort_pool, rounding);
     BatchCost cost;
     Batch batch;
     for (long step = 0; step < steps; step++) {

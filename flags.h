@@ -56,6 +56,7 @@ struct RunConfig {
     int eval_positions = EVAL_COUNTED;  // positions at evaluation, an index into EVAL_POSITIONS_NAMES
     int steps = UNSET, batch = 64, eval_every = UNSET;
     int keep_every = 0;  // N: every Nth step's parameters also kept, as RUN/step-N.bin; 0: off
+    int pad_multiple = 0;  // training batches' rows padded to a multiple of N tokens; 0 or 1: to their longest example
     double lr = UNSET;
     double warmup_frac = 0.06, weight_decay = 0.05, grad_clip = 1.0;
     uint64_t seed = 256788;  // the paper's first seed: initialisation, batch order, dropout
@@ -160,7 +161,9 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding"},
         {"--keep-every", FLAG_INT, &c->keep_every, true, TRAIN,
          "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains); 0: off"},
-        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --keep-every)
+        {"--pad-to-multiple", FLAG_INT, &c->pad_multiple, true, TRAIN | BENCH | STATS,
+         "pad training batches' rows to a multiple of N tokens (fewer shapes, tiles that divide them), at most the longest sequence; 0: off"},
+        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --pad-to-multiple)
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--eval-positions", FLAG_CHOICE, &c->eval_positions, false, TRAIN | RESUME | LOAD,
@@ -281,9 +284,9 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
             fail("%s can not be combined with --bench-seq: random tokens have no digits", c->abacus ? "--abacus" : "--position-coupling");
         if (given.count("--random-positions"))
             fail("--random-positions can not be combined with --bench-seq: its random sequences are timed at positions 0..n-1");
-        if (given.count("--sort-pool") || given.count("--pack"))
-            fail("%s can not be combined with --bench-seq: its random sequences are of one length, with no padding to save",
-                 given.count("--pack") ? "--pack" : "--sort-pool");
+        for (const char* batching : {"--sort-pool", "--pack", "--pad-to-multiple"})
+            if (given.count(batching))
+                fail("%s can not be combined with --bench-seq: its random sequences are of one length, with no padding to save or add", batching);
     }
     // the debug state holds tokens and targets: a reader could not recompute positions or places drawn for them
     for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})

@@ -1400,6 +1400,13 @@ struct Dataset {
     Split splits[NUM_SPLITS];
 };
 
+// the longest example of any split: the longest sequence a model for this data is built for
+static inline int longest_example(const Dataset& d) {
+    int longest = 0;
+    for (const Split& s : d.splits) longest = std::max(longest, s.max_example_len());
+    return longest;
+}
+
 static inline Dataset make_dataset(const Task& task, const DataConfig& config) {
     Dataset d{&task, make_vocab(task, config), length_split(task, config), {}};
     for (int k = 0; k < NUM_SPLITS; k++) d.splits[k] = make_split(task, d.vocab, config, (SplitKind)k);

@@ -112,6 +112,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
 static void check_batching(const RunConfig& c) {
     if (c.batch < 1 || c.batch > 4096) fail("--batch %d is out of range [1, 4096]", c.batch);
     if (c.sort_pool < 0 || c.sort_pool > 4096) fail("--sort-pool %d is out of range [0, 4096]", c.sort_pool);
+    if (c.pad_multiple < 0 || c.pad_multiple > 4096) fail("--pad-to-multiple %d is out of range [0, 4096]", c.pad_multiple);
 }
 
 // Fills in what the presets decide and checks what no model or task check covers.
@@ -688,6 +689,10 @@ static void flush_log(FILE* log, const std::string& path) {
 // ----------------------------------------------------------------------------
 // training
 
+// --pad-to-multiple N's rounding of a training batch's rows, up to the longest sequence the
+// model is built for
+static Rounding training_rounding(const RunConfig& c, int max_T) { return {std::max(1, c.pad_multiple), max_T}; }
+
 // the training batch of `step` as the run's flags make it: the sampler's examples, their drawn
 // positions or places, packed into fewer rows with --pack
 static void training_batch(Batch* batch, BatchSampler* sampler, const Run& r, int step) {
@@ -844,7 +849,7 @@ struct Stopped {
 // Trains until --steps (or stop_at, for tests), validating every --eval-every steps and at the end.
 static void train(Run* r, int stop_at) {
     RunConfig& c = *r->config;
-    BatchSampler sampler(c.seed, train_split(*r), c.sort_pool);
+    BatchSampler sampler(c.seed, train_split(*r), c.sort_pool, training_rounding(c, r->model.config.max_T));
     std::string log_path = r->dir + "/log.tsv";
     FILE* log = open_log(log_path, r->progress.step);
     auto start = std::chrono::steady_clock::now();
@@ -961,8 +966,7 @@ static ModelConfig build_data(Run* r) {
     r->data = make_dataset(find_task(c.task), c.data);
     c.data.train_max = r->data.lengths.train_max;  // what "the task's default" resolved to, for
     c.data.test_max = r->data.lengths.test_max;    // config.json and checkpoints
-    int max_T = 0;
-    for (const Split& s : r->data.splits) max_T = std::max(max_T, s.max_example_len());
+    int max_T = longest_example(r->data);
     ModelConfig mc = model_config(c, r->data.vocab.size(), max_T);
     const std::vector<unsigned char>& is_digit = r->data.vocab.is_digit;
     if (c.abacus && std::find(is_digit.begin(), is_digit.end(), 1) == is_digit.end())
@@ -1297,7 +1301,7 @@ static void run_bench(RunConfig* c) {
     // --sort-pool K: a pool's batches run from short to long in a drawn order, so the timed steps
     // are whole pools (10 rounded up to K's multiple), and the warm-up takes the batches after them
     const int pool = std::max(1, c->sort_pool), warmup = 3, timed = (10 + pool - 1) / pool * pool;
-    BatchSampler sampler(c->seed, train_split(r), c->sort_pool);  // empty with --bench-seq, and not read
+    BatchSampler sampler(c->seed, train_split(r), c->sort_pool, training_rounding(*c, r.model.config.max_T));  // with --bench-seq, not read
     Batch batch;
     double seconds = 0, grad_norm = 0;
     long real = 0, padded = 0, rows = 0;
@@ -1365,20 +1369,26 @@ static void answer_prompts(const Task& task, const DataConfig& data) {
 }
 
 // What training's batches compute over an epoch, as the paper makes them and as --pack and
-// --sort-pool K would: how much of it is padding, and how many shapes a step takes.
-static void print_batch_costs(const Split& train, const RunConfig& c, int pool) {
+// --sort-pool K would, and each of those with --pad-to-multiple N where it is given: how much of
+// it is padding, and how many shapes a step takes.
+static void print_batch_costs(const Dataset& d, const RunConfig& c, int pool) {
+    const Split& train = d.splits[SPLIT_TRAIN];
     long steps = std::max(1L, (long)train.size() / c.batch / pool) * pool;  // an epoch or less, in whole pools
     printf("\ntraining batches of %d (--seed %llu), their first %ld steps (%ld examples of the split's %d; pools of %d):\n", c.batch,
            (unsigned long long)c.seed, steps, steps * c.batch, train.size(), pool);
-    printf("batches                    rows a step  tokens a row  computed per real token  padding  shapes (rows, T)\n");
-    for (int sorted = 0; sorted < 2; sorted++)
-        for (int pack = 0; pack < 2; pack++) {
-            BatchCost cost = batch_cost(train, c.seed, c.batch, sorted ? pool : 0, pack, steps);
-            std::string name = sorted ? format_text("--sort-pool %d", pool) : "the paper's";
-            if (pack) name += sorted ? " --pack" : ", --pack";
-            printf("%-26s %11.1f %13.1f %23.2f %7.0f%% %17zu\n", name.c_str(), (double)cost.rows / cost.steps,
-                   (double)cost.computed / cost.rows, (double)cost.computed / cost.real, 100 * cost.padding(), cost.shapes.size());
-        }
+    printf("%-44s rows a step  tokens a row  computed per real token  padding  shapes (rows, T)\n", "batches");
+    std::vector<int> multiples = {1};
+    if (c.pad_multiple > 1) multiples.push_back(c.pad_multiple);
+    for (int multiple : multiples)
+        for (int sorted = 0; sorted < 2; sorted++)
+            for (int pack = 0; pack < 2; pack++) {
+                BatchCost cost = batch_cost(train, c.seed, c.batch, sorted ? pool : 0, pack, steps, {multiple, longest_example(d)});
+                std::string name = sorted ? format_text("--sort-pool %d", pool) : "the paper's";
+                if (pack) name += sorted ? " --pack" : ", --pack";
+                if (multiple > 1) name += format_text("%s --pad-to-multiple %d", sorted || pack ? "" : ",", multiple);
+                printf("%-44s %11.1f %13.1f %23.2f %7.0f%% %17zu\n", name.c_str(), (double)cost.rows / cost.steps,
+                       (double)cost.computed / cost.rows, (double)cost.computed / cost.real, 100 * cost.padding(), cost.shapes.size());
+            }
 }
 
 static void print_stats(const Task& task, const RunConfig& c, int pool) {
@@ -1408,7 +1418,7 @@ static void print_stats(const Task& task, const RunConfig& c, int pool) {
             for (int length : d.splits[k].length) counts[k] += length == n;
         if (counts[0] + counts[1] + counts[2] > 0) printf("%6d %7d %7d %7d\n", n, counts[0], counts[1], counts[2]);
     }
-    print_batch_costs(d.splits[SPLIT_TRAIN], c, pool);
+    print_batch_costs(d, c, pool);
 }
 
 // ----------------------------------------------------------------------------

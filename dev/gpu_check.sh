@@ -5,7 +5,8 @@
 #   kernels   check and time the attention kernels of dev/cuda
 #   bench     the paper model with every PE the GPU runs (all but cope), in fp32 and tf32, on
 #             copy's batches and on 64 x 256 random tokens: the table README shows; copy's
-#             batches sorted by length (--sort-pool 16); drawn positions (--random-positions); and
+#             batches sorted by length (--sort-pool 16, and padded to multiples of 8); drawn
+#             positions (--random-positions); and
 #             addition with --abacus and --position-coupling beside the PE alone
 #   grid      (only when named) the paper's whole grid projected in hours, from the paper model's
 #             bench on each task's own batches (dev/grid_hours.sh; PES default nope and t5)
@@ -102,9 +103,11 @@ bench() {
             row $pe $precision 64x256 --bench-seq 256
         done
     done
-    # copy's batches sorted by length (--sort-pool 16: 4% padding instead of 40%)
+    # copy's batches sorted by length (--sort-pool 16: 4% padding instead of 40%), and those rows
+    # padded to a multiple of 8 tokens (18% padding): do tensor cores repay aligned shapes?
     for pe in nope t5; do
         row $pe tf32 copy-s16 --task copy --sort-pool 16
+        row $pe tf32 copy-s16p8 --task copy --sort-pool 16 --pad-to-multiple 8
     done
     # drawn positions: a bias plane per sequence instead of one per batch
     for pe in t5 fire; do

@@ -158,6 +158,7 @@ static const std::vector<Case>& range_cases() {
         {"--batch", "--batch 0", "--batch 0 is out of range [1, 4096]"},
         {"--batch", "--batch 4097", "--batch 4097 is out of range [1, 4096]"},
         {"--sort-pool", "--sort-pool 4097", "--sort-pool 4097 is out of range [0, 4096]"},
+        {"--pad-to-multiple", "--pad-to-multiple 4097", "--pad-to-multiple 4097 is out of range [0, 4096]"},
         {"--lr", "--lr 0", "--lr must be above 0"},
         {"--warmup-frac", "--warmup-frac 1.5", "--warmup-frac 1.5 is out of range [0, 1]"},
         {"--weight-decay", "--weight-decay 2", "--weight-decay 2 is out of range [0, 1]"},
@@ -245,6 +246,7 @@ static const std::vector<Case>& choice_cases() {
         {"--pack", "--task addition --reverse-digits --pe nope --abacus --pack", "--pack can not be combined with --abacus: it reads the digits' places"},
         {"--pack", "--bench --bench-seq 8 --pack", "--pack can not be combined with --bench-seq: its random sequences are of one length"},
         {"--sort-pool", "--bench --bench-seq 8 --sort-pool 4", "--sort-pool can not be combined with --bench-seq"},
+        {"--pad-to-multiple", "--bench --bench-seq 8 --pad-to-multiple 8", "--pad-to-multiple can not be combined with --bench-seq"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
         {"", "--task copy --task sum --show 1", "--task is given twice"},
     };

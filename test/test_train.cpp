@@ -296,6 +296,52 @@ static void test_batch_cost_counts_what_the_steps_compute(void) {
     TEST_ASSERT_EQUAL_INT(paper.rows, sorted.rows);
 }
 
+// --pad-to-multiple N: each batch's rows are padded to a multiple of N tokens (never past the
+// cap, the longest sequence the model is built for, nor shorter than the batch's longest
+// example), holding the paper's batch's tokens, targets and real tokens; a step on them
+// computes that batch's loss and gradient (its sums over rows in another order: equal to
+// rounding); batch_cost counts the rounded rows.
+static void test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did(void) {
+    RunConfig c = small_run(temp_dir(), 1);
+    c.dropout = 0;  // dropout's masks are drawn by place in the (B, T) buffers, which the rounding moves
+    Run r(&c);
+    prepare_quietly(&r);
+    const Split& split = train_split(r);
+    const int B = 8, steps = 6, cap = r.model.config.max_T;
+    TEST_ASSERT_MESSAGE(cap % 8 != 0, "the cap is a multiple of 8: nothing tests that it stops the rounding");
+    BatchSampler plain(7, split, 0), rounded(7, split, 0, {8, cap}), capped(7, split, 0, {64, cap});
+    long computed = 0;
+    for (int step = 0; step < steps; step++) {
+        Batch a, b, most;
+        plain.fill(&a, step, B), rounded.fill(&b, step, B), capped.fill(&most, step, B);
+        TEST_ASSERT_MESSAGE(b.T % 8 == 0 || b.T == cap, "rows neither a multiple of 8 nor the cap");
+        TEST_ASSERT_TRUE(b.T >= a.T && b.T < a.T + 8);
+        TEST_ASSERT_EQUAL_INT(cap, most.T);
+        TEST_ASSERT_EQUAL_INT(a.real_tokens, b.real_tokens);
+        TEST_ASSERT_MESSAGE(a.lengths == b.lengths, "row lengths differ");
+        for (int row = 0; row < B; row++)
+            for (int t = 0; t < b.T; t++) {
+                size_t at = (size_t)row * b.T + t, from = (size_t)row * a.T + t;
+                TEST_ASSERT_EQUAL_INT(t < a.T ? a.tokens[from] : PAD_ID, b.tokens[at]);
+                TEST_ASSERT_EQUAL_INT(t < a.T ? a.targets[from] : -1, b.targets[at]);
+            }
+        computed += (long)B * b.T;
+        double loss = model_forward(&r.model, a.tokens.data(), a.targets.data(), B, a.T, NO_DROPOUT, 0, a.places());
+        model_backward(&r.model, a.tokens.data(), a.targets.data(), B, a.T, NO_DROPOUT, a.places());
+        std::vector<real> grads = r.model.grads;
+        for (const Batch* padded : {&b, &most}) {
+            const int* tokens = padded->tokens.data();
+            const int* targets = padded->targets.data();
+            TEST_ASSERT_DOUBLE_WITHIN(1e-12, loss, model_forward(&r.model, tokens, targets, B, padded->T, NO_DROPOUT, 0, padded->places()));
+            model_backward(&r.model, tokens, targets, B, padded->T, NO_DROPOUT, padded->places());
+            TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-9, grads.data(), r.model.grads.data(), grads.size(), "gradient");
+        }
+    }
+    BatchCost cost = batch_cost(split, 7, B, 0, false, steps, {8, cap});
+    TEST_ASSERT_EQUAL_INT(computed, cost.computed);
+    for (const std::pair<int, int>& shape : cost.shapes) TEST_ASSERT_TRUE(shape.second % 8 == 0 || shape.second == cap);
+}
+
 // --bench times the batches of steps 0, 1, ... (the warm-up takes later ones): 10 of them, or
 // with --sort-pool K whole pools, so that a pool's short and long batches count alike; the
 // tokens it reports are those batches' own, as batch_cost counts them.
@@ -585,11 +631,12 @@ static void test_loading_into_a_different_model_is_refused(void) {
 
 // An interrupted run, resumed from its state.bin in a fresh Run (as a new process would),
 // ends with exactly the parameters and log of a run that was never interrupted.
-static void check_resume_continues_bit_exactly(int sort_pool, bool pack) {
+static void check_resume_continues_bit_exactly(int sort_pool, bool pack, int pad_multiple) {
     std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
     straight.sort_pool = interrupted.sort_pool = sort_pool;
     straight.pack = interrupted.pack = pack;
+    straight.pad_multiple = interrupted.pad_multiple = pad_multiple;
     Run a(&straight), b(&interrupted);
     prepare_quietly(&a, INT_MAX);
     prepare_quietly(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
@@ -598,6 +645,7 @@ static void check_resume_continues_bit_exactly(int sort_pool, bool pack) {
     Run c(&resumed);
     prepare_quietly(&c);
     TEST_ASSERT_EQUAL_INT(8, c.progress.step);
+    TEST_ASSERT_EQUAL_INT(pad_multiple, resumed.pad_multiple);
     {
         Silence quiet;
         train(&c, INT_MAX);
@@ -613,11 +661,13 @@ static void check_resume_continues_bit_exactly(int sort_pool, bool pack) {
 }
 
 // with the paper's batches, with --sort-pool 3 (step 8, where the run resumes, is the last of a
-// pool: the resumed sampler makes the pool again), and packed (--pack is saved, and restored)
+// pool: the resumed sampler makes the pool again), packed, and padded to a multiple of 8
+// (--pack and --pad-to-multiple are saved, and restored)
 static void test_resume_continues_bit_exactly(void) {
-    check_resume_continues_bit_exactly(0, false);
-    check_resume_continues_bit_exactly(3, false);
-    check_resume_continues_bit_exactly(0, true);
+    check_resume_continues_bit_exactly(0, false, 0);
+    check_resume_continues_bit_exactly(3, false, 0);
+    check_resume_continues_bit_exactly(0, true, 0);
+    check_resume_continues_bit_exactly(0, false, 8);
 }
 
 // ----------------------------------------------------------------------------
@@ -931,6 +981,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_evaluation_draws_each_example_its_own_positions);
     RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
     RUN_TEST(test_batch_cost_counts_what_the_steps_compute);
+    RUN_TEST(test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did);
     RUN_TEST(test_bench_times_whole_pools_of_the_first_steps);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
