@@ -187,7 +187,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--split", FLAG_STRING, &c->split, false, SHOW, "split for --show: train, valid or test"},
         {"--answer", FLAG_SWITCH, &c->answer, false, ANSWER | LOAD,
          "read prompts from stdin, print each gold target (with --load: the model's greedy output), then exit"},
-        {"--stats", FLAG_SWITCH, &c->stats, false, STATS, "print split sizes, examples per length and the padding of training batches (--sort-pool K: 16 by default), then exit"},
+        {"--stats", FLAG_SWITCH, &c->stats, false, STATS, "print split sizes, examples per length and the padding of training batches (--sort-pool K: 16 by default; --pad-to-multiple N), then exit"},
         {"--help", FLAG_SWITCH, &c->help, false, ANY, "print this help"},
     };
 }
