@@ -287,7 +287,7 @@ static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions
 static const struct {
     const char* name;
     const char* before;
-} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"}};
+} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"}, {"pad-to-multiple", "0"}};
 
 static bool is_setting_field(const std::string& name) {
     for (const char* f : NOT_SETTING_FIELDS)

@@ -563,22 +563,28 @@ static void add_config_field(const std::string& dir, const std::string& field) {
 
 // A sweep finished by a commit whose config.json has a new field stays one setting: runs from
 // before the field have its old value. A run that sets the field otherwise is a setting apart.
-static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) {
+static void check_a_field_added_later(const std::string& name, const std::string& old_value, const std::string& other_value) {
     std::string dir = temp_dir();
-    write_run(dir + "/old-nope", "addition", "nope", 1, 0.1);  // no zero-pad field
+    write_run(dir + "/old-nope", "addition", "nope", 1, 0.1);  // without the field
     write_run(dir + "/new-ape", "addition", "ape", 1, 0.5);
-    add_config_field(dir + "/new-ape", "\"zero-pad\": false");
+    add_config_field(dir + "/new-ape", "\"" + name + "\": " + old_value);
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
-    TEST_ASSERT_MESSAGE(md.find("### addition\n") != std::string::npos && md.find("zero-pad") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("### addition\n") != std::string::npos && md.find(name) == std::string::npos, md.c_str());
     write_run(dir + "/new-rope", "addition", "rope", 1, 0.9);
-    add_config_field(dir + "/new-rope", "\"zero-pad\": true");
+    add_config_field(dir + "/new-rope", "\"" + name + "\": " + other_value);
     write_report(dir);
     md = read_text(dir + "/report.md");
-    TEST_ASSERT_MESSAGE(md.find("### addition [zero-pad=false]\n") != std::string::npos && md.find("### addition [zero-pad=true]\n") != std::string::npos,
+    TEST_ASSERT_MESSAGE(md.find("### addition [" + name + "=" + old_value + "]\n") != std::string::npos &&
+                            md.find("### addition [" + name + "=" + other_value + "]\n") != std::string::npos,
                         md.c_str());
     TEST_ASSERT_MESSAGE(md.find("(none)") == std::string::npos, md.c_str());
     fs::remove_all(dir);
+}
+
+static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) {
+    check_a_field_added_later("zero-pad", "false", "true");
+    check_a_field_added_later("pad-to-multiple", "0", "8");
 }
 
 // Keeping snapshots changes no step of a run: runs with --keep-every, without it and from before
