@@ -1379,10 +1379,11 @@ static void print_batch_costs(const Dataset& d, const RunConfig& c, int pool) {
     printf("%-44s rows a step  tokens a row  computed per real token  padding  shapes (rows, T)\n", "batches");
     std::vector<int> multiples = {1};
     if (c.pad_multiple > 1) multiples.push_back(c.pad_multiple);
+    const int longest = longest_example(d);
     for (int multiple : multiples)
         for (int sorted = 0; sorted < 2; sorted++)
             for (int pack = 0; pack < 2; pack++) {
-                BatchCost cost = batch_cost(train, c.seed, c.batch, sorted ? pool : 0, pack, steps, {multiple, longest_example(d)});
+                BatchCost cost = batch_cost(train, c.seed, c.batch, sorted ? pool : 0, pack, steps, {multiple, longest});
                 std::string name = sorted ? format_text("--sort-pool %d", pool) : "the paper's";
                 if (pack) name += sorted ? " --pack" : ", --pack";
                 if (multiple > 1) name += format_text("%s --pad-to-multiple %d", sorted || pack ? "" : ",", multiple);
