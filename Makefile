@@ -9,8 +9,12 @@
 
 CXX ?= g++
 CXXFLAGS ?= -O3 -march=native
-# override: `make CXXFLAGS=-O0` replaces the flags above, never these, which every build needs
-override CXXFLAGS += -std=c++17 -Wall -Wextra -fopenmp
+# override: `make CXXFLAGS=-O0` replaces the flags above, never these, which every build needs.
+# -ffp-contract=off: no multiply and add fused into one rounding where the compiler sees fit, so
+# every sum is the same arithmetic in a vector lane and in a scalar loop (model.h's matrix
+# products compute a row the same way whichever tile it falls in: a row's bits never depend on
+# the batch around it, as the KV cache and the padding tests check) and on every x86 CPU
+override CXXFLAGS += -std=c++17 -Wall -Wextra -fopenmp -ffp-contract=off
 NVCC ?= $(shell command -v nvcc 2> /dev/null)
 GPU_ARCH ?= 90
 NVCCFLAGS ?= -O3

@@ -366,49 +366,89 @@ inline void rmsnorm_backward(real* dinp,          // (N, C)
         for (size_t n = 0; n < N; n++) dweight[c] += dout[n * C + c] * inp[n * C + c] * rstd[n];
 }
 
-// The matrix products go through rows MATMUL_ROWS at a time, so that a row of one matrix, once
-// in cache, serves that many rows of the other instead of one (the whole weight is read N / 8
-// times, not N). Each output's sum still runs over its index in order, as in the formula.
-static const size_t MATMUL_ROWS = 8;
+// All three of a linear layer's matrix products come down to one:
+//   out[r][w] += sum_k a(r, k) b[k][w]        b's rows contiguous, a read through two strides
+// (so that a and its transpose are the same call). A tile of TILE_ROWS x TILE_COLS outputs keeps
+// its sums in registers through the whole k loop, adding k in order as the formula reads: each
+// b row loaded serves TILE_ROWS rows, each a value TILE_COLS columns, and the columns are vector
+// lanes, so no sum is ever split, and the bits do not depend on the vector width or threads.
+static const int TILE_ROWS = 8, TILE_COLS = 16;
 
-// out[n][o] = sum_c inp[n][c] weight[o][c]   (out = inp weight^T; weight is stored (OC, C))
+struct Strided {  // element (r, k) of a matrix at p[r * row_stride + k * k_stride]
+    const real* p;
+    size_t row_stride, k_stride;
+};
+
+// a full tile of outputs at out (its rows ld_out apart), from a's rows r0.. and the columns of b
+// that start at b (its rows ld_b apart), the sums in registers (acc) through the whole k loop
+template <int ROWS, int COLS>
+inline void product_tile(real* out, size_t ld_out, Strided a, size_t r0, const real* b, size_t ld_b, size_t K) {
+    real acc[ROWS][COLS];
+    for (int r = 0; r < ROWS; r++)
+        for (int w = 0; w < COLS; w++) acc[r][w] = out[r * ld_out + w];
+    for (size_t k = 0; k < K; k++) {
+        const real* b_k = b + k * ld_b;  // b[k, tile's columns]
+        for (int r = 0; r < ROWS; r++) {
+            real a_rk = a.p[(r0 + r) * a.row_stride + k * a.k_stride];
+#pragma omp simd
+            for (int w = 0; w < COLS; w++) acc[r][w] += a_rk * b_k[w];
+        }
+    }
+    for (int r = 0; r < ROWS; r++)
+        for (int w = 0; w < COLS; w++) out[r * ld_out + w] = acc[r][w];
+}
+
+// a tile the matrix's edge cuts to rows x cols: the same sums in the same order, as a plain loop
+inline void product_edge(real* out, size_t ld_out, int rows, int cols, Strided a, size_t r0, const real* b, size_t ld_b, size_t K) {
+    for (int r = 0; r < rows; r++)
+        for (int w = 0; w < cols; w++) {
+            real sum = out[r * ld_out + w];
+            for (size_t k = 0; k < K; k++) sum += a.p[(r0 + r) * a.row_stride + k * a.k_stride] * b[k * ld_b + w];
+            out[r * ld_out + w] = sum;
+        }
+}
+
+// out[r][w] += sum_k a(r, k) b[k][w] for r < R, w < W, k < K; a thread per tile
+inline void matmul_accumulate(real* out,      // (R, W)
+                              Strided a,      // (R, K)
+                              const real* b,  // (K, W)
+                              size_t R, size_t K, size_t W) {
+    size_t row_tiles = (R + TILE_ROWS - 1) / TILE_ROWS, col_tiles = (W + TILE_COLS - 1) / TILE_COLS;
+#pragma omp parallel for collapse(2)
+    for (size_t rt = 0; rt < row_tiles; rt++)
+        for (size_t ct = 0; ct < col_tiles; ct++) {
+            size_t r0 = rt * TILE_ROWS, w0 = ct * TILE_COLS;
+            int rows = (int)std::min((size_t)TILE_ROWS, R - r0), cols = (int)std::min((size_t)TILE_COLS, W - w0);
+            real* out_tile = out + r0 * W + w0;  // out[r0, w0]
+            if (rows == TILE_ROWS && cols == TILE_COLS) product_tile<TILE_ROWS, TILE_COLS>(out_tile, W, a, r0, b + w0, W, K);
+            else product_edge(out_tile, W, rows, cols, a, r0, b + w0, W, K);
+        }
+}
+
+// out[n][o] = sum_c inp[n][c] weight[o][c]   (out = inp weight^T; weight is stored (OC, C), so
+// it is laid out transposed first, for b's rows to run along the outputs)
 inline void matmul_forward(real* out,           // (N, OC)
                            const real* inp,     // (N, C)
                            const real* weight,  // (OC, C)
                            size_t N, int C, int OC) {
-#pragma omp parallel for
-    for (size_t n0 = 0; n0 < N; n0 += MATMUL_ROWS)
-        for (int o = 0; o < OC; o++)
-            for (size_t n = n0; n < std::min(N, n0 + MATMUL_ROWS); n++) out[n * OC + o] = dot(inp + n * C, weight + (size_t)o * C, C);
+    std::vector<real> weight_t((size_t)C * OC);  // weight^T: (C, OC)
+    for (int o = 0; o < OC; o++)
+        for (int c = 0; c < C; c++) weight_t[(size_t)c * OC + o] = weight[(size_t)o * C + c];
+    std::fill(out, out + N * OC, real(0));
+    matmul_accumulate(out, {inp, (size_t)C, 1}, weight_t.data(), N, C, OC);
 }
 
 // forward: out[n][o] = sum_c inp[n][c] weight[o][c], so
 //   dinp[n][c] += sum_o dout[n][o] weight[o][c]          dweight[o][c] += sum_n dout[n][o] inp[n][c]
+// (the second reads dout transposed: its row o is dout's column o)
 inline void matmul_backward(real* dinp,          // (N, C)
                             real* dweight,       // (OC, C)
                             const real* dout,    // (N, OC)
                             const real* inp,     // (N, C)
                             const real* weight,  // (OC, C)
                             size_t N, int C, int OC) {
-#pragma omp parallel for
-    for (size_t n0 = 0; n0 < N; n0 += MATMUL_ROWS)
-        for (int o = 0; o < OC; o++) {
-            const real* w = weight + (size_t)o * C;  // weight[o,:], for the group's rows of dinp
-            for (size_t n = n0; n < std::min(N, n0 + MATMUL_ROWS); n++) {
-                real d = dout[n * OC + o];
-                for (int c = 0; c < C; c++) dinp[n * C + c] += d * w[c];
-            }
-        }
-#pragma omp parallel for
-    for (size_t o0 = 0; o0 < (size_t)OC; o0 += MATMUL_ROWS)
-        for (size_t n = 0; n < N; n++) {
-            const real* x = inp + n * C;  // inp[n,:], for the group's rows of dweight
-            for (size_t o = o0; o < std::min((size_t)OC, o0 + MATMUL_ROWS); o++) {
-                real d = dout[n * OC + o];
-                real* dw = dweight + o * C;
-                for (int c = 0; c < C; c++) dw[c] += d * x[c];
-            }
-        }
+    matmul_accumulate(dinp, {dout, (size_t)OC, 1}, weight, N, OC, C);
+    matmul_accumulate(dweight, {dout, 1, (size_t)OC}, inp, OC, N, C);
 }
 
 // The PE's hook on queries and keys, in place, for tokens t >= t0. qkv rows are (q | k | v),

@@ -66,8 +66,25 @@ static void test_rmsnorm_backward_matches_finite_differences(void) {
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(w, loss).data(), dw.data(), C, "dweight");
 }
 
+// sizes that cut matmul_accumulate's tiles: each of the three products has full tiles and
+// tiles cut by the edge, in rows and in columns
+static const int MM_N = 2 * TILE_ROWS + 3, MM_C = TILE_COLS + 5, MM_OC = 2 * TILE_COLS + 5;
+
+static void test_matmul_forward_matches_the_formula(void) {
+    const int N = MM_N, C = MM_C, OC = MM_OC;
+    std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), out(N * OC);
+    matmul_forward(out.data(), x.data(), w.data(), N, C, OC);
+    std::vector<double> expected(N * OC, 0);
+    for (int n = 0; n < N; n++)
+        for (int o = 0; o < OC; o++)
+            for (int c = 0; c < C; c++) expected[n * OC + o] += x[n * C + c] * w[o * C + c];
+    // the same sums in the same order (and no fused multiply-add: the Makefile says why), in
+    // full tiles and at the edges alike: the same bits
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected.data(), out.data(), N * OC, "out");
+}
+
 static void test_matmul_backward_matches_finite_differences(void) {
-    const int N = 4, C = 6, OC = 5;
+    const int N = MM_N, C = MM_C, OC = MM_OC;
     std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), dout = random_vector(N * OC, 6);
     std::vector<double> out(N * OC), dx(N * C, 0), dw(OC * C, 0);
     auto loss = [&] { matmul_forward(out.data(), x.data(), w.data(), N, C, OC); return weighted_sum(out, dout); };
@@ -702,6 +719,7 @@ static void test_aligned_layouts_align_every_tensor_and_packed_ones_leave_no_gap
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
+    RUN_TEST(test_matmul_forward_matches_the_formula);
     RUN_TEST(test_matmul_backward_matches_finite_differences);
     RUN_TEST(test_embedding_backward_matches_finite_differences);
     RUN_TEST(test_abacus_backward_matches_finite_differences);
