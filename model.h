@@ -398,7 +398,7 @@ inline void product_tile(real* out, size_t ld_out, Strided a, size_t r0, const r
         for (int w = 0; w < COLS; w++) out[r * ld_out + w] = acc[r][w];
 }
 
-// a tile the matrix's edge cuts to rows x cols: the same sums in the same order, as a plain loop
+// a tile the last columns cut to rows x cols: the same sums in the same order, as a plain loop
 inline void product_edge(real* out, size_t ld_out, int rows, int cols, Strided a, size_t r0, const real* b, size_t ld_b, size_t K) {
     for (int r = 0; r < rows; r++)
         for (int w = 0; w < cols; w++) {
@@ -421,6 +421,8 @@ inline void matmul_accumulate(real* out,      // (R, W)
             int rows = (int)std::min((size_t)TILE_ROWS, R - r0), cols = (int)std::min((size_t)TILE_COLS, W - w0);
             real* out_tile = out + r0 * W + w0;  // out[r0, w0]
             if (rows == TILE_ROWS && cols == TILE_COLS) product_tile<TILE_ROWS, TILE_COLS>(out_tile, W, a, r0, b + w0, W, K);
+            else if (cols == TILE_COLS)  // the last rows (or the one row of a KV-cache step): still in vector lanes
+                for (int r = 0; r < rows; r++) product_tile<1, TILE_COLS>(out_tile + r * W, W, a, r0 + r, b + w0, W, K);
             else product_edge(out_tile, W, rows, cols, a, r0, b + w0, W, K);
         }
 }
