@@ -62,6 +62,9 @@ struct ModelConfig {
     int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: max_T rows (pe.h)
     bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
     bool packed = false;       // --pack: training rows hold several sequences, each counting its own positions
+    // --attention-window L:W, evaluation only: layer window_layer's queries see their window
+    // latest tokens (themselves included), as if their sequence began there; -1: no layer
+    int window_layer = -1, window = 0;
     int HS() const { return C / NH; }
     // training gives each row its own positions (TokenPlaces), so the bias PEs need a plane per
     // row (bias_planes)
@@ -106,6 +109,8 @@ inline void validate_model_config(const ModelConfig& c) {
     if (c.packed && (c.abacus || c.position_coupling))
         fail("--pack can not be combined with %s: it reads the digits' places along a row, across the sequences packed in it",
              c.abacus ? "--abacus" : "--position-coupling");
+    if (c.window_layer >= c.L) fail("--attention-window %d:%d: the model has layers 0 to %d", c.window_layer, c.window, c.L - 1);
+    if (c.window_layer >= 0 && c.window < 1) fail("--attention-window %d:%d: a query sees at least itself (W >= 1)", c.window_layer, c.window);
     if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
     if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
     if (c.pe == PE_XPOS && c.max_pos() > XPOS_MAX_POS)
@@ -867,6 +872,7 @@ struct Model {
     std::vector<real> acts[NUM_ACTS];
     std::vector<unsigned char> is_digit;              // (V) with --abacus or --position-coupling: which tokens are digits, from the task
     std::vector<int> coupled_positions;               // (B, T) with --position-coupling: the last forward's positions
+    std::vector<int> window_starts;                   // (B, T) with --attention-window: each query's first key there
 
     PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
@@ -920,6 +926,17 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
     return m->coupled_positions.data();
 }
 
+// --attention-window: where each query's keys begin in the windowed layer, its sequence's start
+// or window - 1 tokens back, whichever is later, into m->window_starts. The PE's bias is
+// unchanged: a key keeps its distance, the keys before the window are masked as before a start.
+inline const int* window_starts(Model* m, const int* starts, int B, int T) {
+    m->window_starts.resize((size_t)B * T);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++)
+            m->window_starts[(size_t)b * T + t] = std::max(sequence_start(starts, b, t, T), t - m->config.window + 1);
+    return m->window_starts.data();
+}
+
 // Where a batch's tokens sit, when not each row one sequence at positions 0 .. T-1 (the
 // default: every pointer nullptr). Training sets them, evaluation only positions it draws
 // (--eval-positions drawn), generation none.
@@ -968,7 +985,8 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
             pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
         if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
-        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        const int* keys_from = l == c.window_layer ? window_starts(m, starts, B, T) : starts;
+        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, keys_from, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
@@ -996,6 +1014,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
 inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
                            const TokenPlaces& places = TokenPlaces(), size_t loss_tokens = 0) {
     const ModelConfig& c = m->config;
+    if (c.window_layer >= 0) fail("internal error: model_backward with --attention-window, which is evaluation only");
     const int *positions = places.positions, *place_offsets = places.place_offsets, *starts = places.starts;
     if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;

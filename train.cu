@@ -89,11 +89,26 @@ static void check_fits(const char* where, double needed, double available, const
 }
 
 // What of a configuration the GPU path does not run yet, or "": CoPE (whose bias is read from
-// each layer's q and k) and rows packed with several sequences have CPU code only so far.
+// each layer's q and k), rows packed with several sequences and a windowed layer have CPU code
+// only so far.
 static std::string gpu_lacks(const RunConfig& c) {
     if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
     if (c.pack) return "--pack";
+    if (!c.attention_window.empty()) return "--attention-window";
     return "";
+}
+
+// --attention-window L:W into the model's window_layer and window; "" leaves every layer whole
+static void parse_window(const std::string& text, ModelConfig* mc) {
+    if (text.empty()) return;
+    auto is_count = [](const std::string& digits) {  // (6 digits at most, which stoi takes; a window past the sequence sees it all)
+        return !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
+    };
+    size_t colon = text.find(':');
+    if (colon == std::string::npos || !is_count(text.substr(0, colon)) || !is_count(text.substr(colon + 1)))
+        fail("--attention-window expects LAYER:TOKENS (say 0:20), got '%s'", text.c_str());
+    mc->window_layer = std::stoi(text.substr(0, colon));
+    mc->window = std::stoi(text.substr(colon + 1));
 }
 
 // the model the flags describe, for a vocabulary of V and sequences of up to max_T tokens
@@ -105,6 +120,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     mc.cope_max = c.cope_max;
     mc.pe_per_layer = c.pe_per_layer;
     mc.packed = c.pack;
+    parse_window(c.attention_window, &mc);
     return mc;
 }
 
@@ -915,7 +931,9 @@ static void report(Run* r, bool write_files) {
     std::string format = scratchpad ? std::string(", scratchpad ") + SCRATCHPAD_FORMATS[c.data.scratchpad].name : "";
     std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
     std::string drawn = c.eval_positions == EVAL_DRAWN ? format_text(" (positions drawn from 0-%d in evaluation too)", c.random_positions - 1) : "";
-    std::string pe = c.pe + scaling + drawn;
+    const ModelConfig& mc = r->model.config;
+    std::string window = mc.window_layer >= 0 ? format_text(" (layer %d's queries seeing only their %d latest tokens)", mc.window_layer, mc.window) : "";
+    std::string pe = c.pe + scaling + drawn + window;
     std::string checkpoint =
         r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
         : r->evaluated == EVALUATED_BEST ? format_text("checkpoint of step %d (best valid accuracy%s)", r->evaluated_step, skipped.c_str())
@@ -935,7 +953,8 @@ static void report(Run* r, bool write_files) {
     if (!write_files) return;
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
                        std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] +
-                       "\",\n  \"eval_positions\": \"" + EVAL_POSITIONS_NAMES[c.eval_positions] + "\",\n  \"steps\": " +
+                       "\",\n  \"eval_positions\": \"" + EVAL_POSITIONS_NAMES[c.eval_positions] +
+                       "\",\n  \"attention_window\": \"" + (mc.window_layer < 0 ? "none" : format_text("%d:%d", mc.window_layer, mc.window)) + "\",\n  \"steps\": " +
                        std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
                        ",\n  \"evaluated\": \"" + EVALUATED_NAMES[r->evaluated] + "\"" +

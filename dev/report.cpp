@@ -22,8 +22,10 @@
      results.json's "rope_scaling" where that is not "none" ("rope+pi": an evaluation of a rope
      checkpoint with its angles rescaled, whose config.json is the trained run's own, so only its
      results tell it apart), and "+drawn" where results.json's "eval_positions" is "drawn" (a
-     --random-positions model evaluated at drawn positions: "ape+rand+drawn"). Runs from before
-     these fields are plain PEs.
+     --random-positions model evaluated at drawn positions: "ape+rand+drawn"), and "+window" and
+     results.json's "attention_window" where that is not "none" ("alibi+window0:20": evaluated
+     with layer 0's queries seeing their 20 latest tokens). Runs from before these fields are
+     plain PEs.
    - Wrappers are not settings. A wrapper is what is under test, a rival of the plain PE (does
      fire+rand generalize further than nope?), so it is ranked in the same columns; a setting is
      what the rivals of a column share.
@@ -324,6 +326,9 @@ static void read_results(SweepRun* run, const std::string& path) {
     if (scaling != "none") run->method.wrappers += "+" + scaling;
     // so is a --random-positions model evaluated at drawn positions (results from before the field: at 0..n-1)
     if (results.find("eval_positions") && field(results, "eval_positions", Json::STRING, path).text == "drawn") run->method.wrappers += "+drawn";
+    // and so is an evaluation with a layer's attention windowed ("alibi+window0:20")
+    std::string window = results.find("attention_window") ? field(results, "attention_window", Json::STRING, path).text : "none";
+    if (window != "none") run->method.wrappers += "+window" + window;
 }
 
 // the run in `dir`; adds the names of its setting's fields that are new to field_order

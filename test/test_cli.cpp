@@ -286,6 +286,46 @@ static std::string results_line(const std::string& results, const std::string& p
     return at == std::string::npos ? "" : results.substr(at, results.find('\n', at) - at);
 }
 
+// --load --attention-window L:W: an evaluation with layer L's queries seeing their W latest
+// tokens, which results.json and the table's heading name. A window as long as the longest
+// sequence computes what the run computed (the same counts); one of a single token, in a
+// one-layer model, leaves the model its token alone, and so changes them. Bad windows: one line.
+static void test_attention_window_evaluates_with_a_layer_windowed(void) {
+    char pattern[] = "/tmp/test_cli_window_XXXXXX";
+    std::string root = mkdtemp(pattern), dir = root + "/run";
+    Result r = train(" --task copy_cmc --pe alibi --steps 40 --eval-every 40 --train-size 64 --valid-size 16 --test-size 16"
+                     " --train-max 5 --test-max 9 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --out " + dir);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    std::string results = read_file(dir + "/results.json"), model = dir + "/model.bin";
+    Result whole = train("--load " + model + " --attention-window 0:999 --out " + root + "/whole");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, whole.status, whole.err.c_str());
+    TEST_ASSERT_MESSAGE(whole.out.find("alibi (layer 0's queries seeing only their 999 latest tokens)") != std::string::npos, whole.out.c_str());
+    std::string whole_results = read_file(root + "/whole/results.json");
+    TEST_ASSERT_MESSAGE(whole_results.find("\"attention_window\": \"0:999\",") != std::string::npos, whole_results.c_str());
+    TEST_ASSERT_MESSAGE(results.find("\"attention_window\": \"none\",") != std::string::npos, results.c_str());
+    Result alone = train("--load " + model + " --attention-window 0:1 --out " + root + "/alone");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, alone.status, alone.err.c_str());
+    std::string alone_results = read_file(root + "/alone/results.json");
+    bool same_tokens = true;
+    for (const char* part : {"valid", "test", "valid_tokens", "test_tokens"}) {
+        TEST_ASSERT_EQUAL_STRING(results_line(results, part).c_str(), results_line(whole_results, part).c_str());
+        same_tokens &= results_line(results, part) == results_line(alone_results, part);
+    }
+    TEST_ASSERT_MESSAGE(!same_tokens, "a window of one token changed nothing: the window is not applied");
+    const struct {
+        const char* window;
+        const char* error;
+    } bad[] = {{"1:4", "--attention-window 1:4: the model has layers 0 to 0"},
+               {"0:0", "--attention-window 0:0: a query sees at least itself (W >= 1)"},
+               {"0-4", "--attention-window expects LAYER:TOKENS (say 0:20), got '0-4'"},
+               {"0:", "--attention-window expects LAYER:TOKENS (say 0:20), got '0:'"},
+               {"0:12345678", "--attention-window expects LAYER:TOKENS (say 0:20), got '0:12345678'"}};
+    for (const auto& b : bad) {
+        std::string problem = error_problem(train("--load " + model + " --attention-window " + b.window), b.error);
+        TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
+    }
+}
+
 // --eval-positions drawn: a --random-positions model evaluated at positions drawn as training
 // draws them, a draw per (seed, split, example), so two evaluations agree to the byte; the
 // model reads them, so the counts differ from those at 0..n-1 (the run's own results). Given in
@@ -569,6 +609,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     RUN_TEST(test_keep_every_keeps_each_nth_step_for_load);
     RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
+    RUN_TEST(test_attention_window_evaluates_with_a_layer_windowed);
     RUN_TEST(test_eval_positions_drawn_evaluates_each_example_at_drawn_positions);
     RUN_TEST(test_load_tests_a_model_on_longer_lengths);
     RUN_TEST(test_load_answer_decodes_prompts_as_sample_does);

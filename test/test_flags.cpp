@@ -227,6 +227,8 @@ static const std::vector<Case>& choice_cases() {
         {"--eval-positions", "--pe ape --random-positions 500 --eval-positions drawn --sample 2", "--sample can not be combined with --eval-positions drawn"},
         {"--eval-positions", "--load x --answer --eval-positions drawn", "--eval-positions can not be combined with --load and --answer"},
         {"--eval-positions", "--show 1 --eval-positions drawn", "--eval-positions can not be combined with --show"},
+        {"--attention-window", "--attention-window 0:20", "--attention-window is read only with --load"},
+        {"--attention-window", "--load x --dump-attention f --attention-window 0:2", "--attention-window can not be combined with --dump-attention"},
         {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},
         {"--index-hints", "--task copy --index-hints --show 1", "--index-hints is for the addition task only, not copy"},
         {"--zero-pad", "--task reverse --zero-pad --answer", "--zero-pad is for the addition task only, not reverse"},

@@ -637,6 +637,61 @@ static void test_padding_never_changes_real_logits_or_the_loss(void) {
     }
 }
 
+// --attention-window L:W: the windowed layer's query sees its W latest tokens as a sequence
+// that began there. So with one layer and a PE of distances alone, position i's logits are
+// those of the last token of tokens[i-W+1 .. i] run alone (to rounding: RoPE and xPos rotate by
+// other angles there, from tables of floats), and the first W positions' those of no window, exactly. With two layers
+// a window on the second leaves the first alone; a window as long as the sequence changes nothing.
+static void test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence(void) {
+    const int T = 8, W = 3;
+    int tokens[T] = {3, 4, 5, 9, 2, 7, 7, 10};
+    for (PEKind pe : {PE_NOPE, PE_T5, PE_ALIBI, PE_ROPE, PE_XPOS, PE_KERPLE_LOG, PE_KERPLE_POWER, PE_COPE}) {
+        ModelConfig c = tiny_config(pe, 0.0f, 1);
+        Model whole, windowed;
+        init_for_test(&whole, c, 1, 9);
+        c.window_layer = 0, c.window = W;
+        init_for_test(&windowed, c, 1, 9);
+        const int V = c.V;
+        model_forward(&whole, tokens, nullptr, 1, T, NO_DROPOUT);
+        model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
+        const double *all = whole.act(A_LOGITS), *seen = windowed.act(A_LOGITS);
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, all, seen, W * V, PE_NAMES[pe]);
+        bool changed = false;
+        for (int i = W; i < T; i++) {
+            for (int v = 0; v < V; v++) changed |= seen[i * V + v] != all[i * V + v];
+            model_forward(&whole, tokens + i - W + 1, nullptr, 1, W, NO_DROPOUT);
+            double tolerance = pe_rotates(pe) ? 1e-6 : 1e-12;  // (their tables hold floats: the angles' rounding)
+            TEST_ASSERT_TENSOR_CLOSE(tolerance, tolerance, whole.act(A_LOGITS) + (W - 1) * V, windowed.act(A_LOGITS) + i * V, V, PE_NAMES[pe]);
+        }
+        TEST_ASSERT_MESSAGE(changed, "the window changed no logit, so the test proves nothing");
+    }
+    // two layers, the second windowed: the first attends as without a window, the second within it
+    ModelConfig c = tiny_config(PE_ALIBI, 0.0f);
+    Model whole, windowed;
+    init_for_test(&whole, c, 1, 10);
+    c.window_layer = 1, c.window = W;
+    init_for_test(&windowed, c, 1, 10);
+    model_forward(&whole, tokens, nullptr, 1, T, NO_DROPOUT);
+    model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, whole.act(A_ATT, 0), windowed.act(A_ATT, 0), c.NH * T * T, "layer 0");
+    for (int h = 0; h < c.NH; h++)
+        for (int i = 0; i < T; i++) {
+            const double* row = windowed.act(A_ATT, 1) + (h * T + i) * T;
+            double sum = 0;
+            for (int j = 0; j <= i; j++) {
+                if (j <= i - W) TEST_ASSERT_TRUE(row[j] == 0);
+                else TEST_ASSERT_TRUE(row[j] > 0);
+                sum += row[j];
+            }
+            TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, sum);
+        }
+    // a window as long as the sequence changes nothing
+    c.window_layer = 0, c.window = T;
+    init_for_test(&windowed, c, 1, 10);
+    model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, whole.act(A_LOGITS), windowed.act(A_LOGITS), T * c.V, "a window of T");
+}
+
 // Incremental positions (t0 > 0, the KV cache) compute what a full forward computes: row for
 // row the same arithmetic, so the same bits. Then greedy generation, which is built on them,
 // picks at every step the token a full pass over its output picks.
@@ -743,6 +798,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
     RUN_TEST(test_padding_never_changes_real_logits_or_the_loss);
+    RUN_TEST(test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
     return UNITY_END();
 }

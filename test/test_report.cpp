@@ -38,8 +38,8 @@ static int count_of(const std::string& text, const std::string& part) {
 }
 
 // The wrappers of a run as train.cu records them now: config.json's "random-positions", "abacus",
-// "position-coupling" and "pe-per-layer", results.json's "rope_scaling" and "eval_positions" (next
-// to its per-token counts). Without a Wrappers the helpers below leave all these fields out, as runs from before them did.
+// "position-coupling" and "pe-per-layer", results.json's "rope_scaling", "eval_positions" and
+// "attention_window" (next to its per-token counts). Without a Wrappers the helpers below leave all these fields out, as runs from before them did.
 struct Wrappers {
     int random_positions = 0;
     bool abacus = false;
@@ -48,6 +48,7 @@ struct Wrappers {
     bool pe_per_layer = false;
     double majority = 0;  // what the most common answer scores, on both splits
     std::string eval_positions = "counted";
+    std::string attention_window = "none";
 };
 static const Wrappers PLAIN{};                          // recorded, every wrapper off
 static const Wrappers RANDOM_POSITIONS{256, false, "none"};
@@ -56,6 +57,7 @@ static const Wrappers PI_SCALING{0, false, "pi"};        // an evaluation of a r
 static const Wrappers COUPLED{0, false, "none", true};
 static const Wrappers PER_LAYER{0, false, "none", false, true};
 static const Wrappers DRAWN_POSITIONS{256, false, "none", false, false, 0, "drawn"};  // an evaluation of a +rand checkpoint
+static const Wrappers WINDOWED{0, false, "none", false, false, 0, "counted", "0:20"};   // an evaluation with layer 0 windowed
 
 // config.json as train.cu's config_json writes it (fields in flag_table's order)
 static std::string config_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
@@ -79,7 +81,8 @@ static std::string config_json(const std::string& task, const std::string& pe, u
 static std::string results_json(const std::string& task, const std::string& pe, uint64_t seed, const std::string& model,
                                 const SplitResult& valid, const SplitResult& test, const Wrappers* w, const SplitResult& test_tokens) {
     return "{\n  \"task\": \"" + task + "\",\n  \"pe\": \"" + pe + "\",\n  \"model\": \"" + model + "\",\n  \"seed\": " + std::to_string(seed) +
-           (w ? ",\n  \"rope_scaling\": \"" + w->rope_scaling + "\",\n  \"eval_positions\": \"" + w->eval_positions + "\"" : "") +
+           (w ? ",\n  \"rope_scaling\": \"" + w->rope_scaling + "\",\n  \"eval_positions\": \"" + w->eval_positions +
+                    "\",\n  \"attention_window\": \"" + w->attention_window + "\"" : "") +
            ",\n  \"steps\": 2000,\n  \"best_step\": 1000,\n  \"train_max\": 4,\n  \"valid\": " + json_split(valid) +
            ",\n  \"test\": " + json_split(test) + (w ? ",\n  \"test_tokens\": " + json_split(test_tokens) : "") +
            (w ? format_text(",\n  \"valid_majority_answer\": %.4f,\n  \"test_majority_answer\": %.4f", w->majority, w->majority) : "") +
@@ -532,6 +535,19 @@ static void test_an_evaluation_at_drawn_positions_is_a_method_of_its_own(void) {
     fs::remove_all(dir);
 }
 
+// an alibi checkpoint evaluated with layer 0 windowed (--attention-window 0:20): the same
+// config.json, results with "attention_window": "0:20", a method of its own. OOD 0.2 and 0.6.
+static void test_an_evaluation_with_a_window_is_a_method_of_its_own(void) {
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/copy-alibi-s1", "copy", "alibi", PLAIN, 1, 0.2);
+    write_wrapped_run(dir + "/copy-alibi-s1-window", "copy", "alibi", WINDOWED, 1, 0.6);
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| scope | alibi | alibi+window0:20 | ranked | dropped |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: alibi+window0:20 1.000  alibi 0.500\n"), summary.c_str());
+    fs::remove_all(dir);
+}
+
 static void test_wrappers_are_no_setting_of_their_own(void) {
     // nope, nope+abacus and fire+rand in two presets: the settings are told apart by model alone,
     // and each preset's column ranks all three. OOD nope 0.1, nope+abacus 0.5, fire+rand 0.9: RR 1/3, 1/2, 1.
@@ -771,6 +787,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
     RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
     RUN_TEST(test_an_evaluation_at_drawn_positions_is_a_method_of_its_own);
+    RUN_TEST(test_an_evaluation_with_a_window_is_a_method_of_its_own);
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
     RUN_TEST(test_a_field_added_later_reads_as_its_old_value_in_older_runs);
     RUN_TEST(test_keep_every_is_no_setting);
