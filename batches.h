@@ -42,12 +42,13 @@ struct Batch {
     std::vector<int> positions;        // (B, T) drawn by draw_positions, or counted by pack_batch; empty: 0 .. T-1
     std::vector<int> place_offsets;    // (B) drawn by draw_place_offsets; empty: 0
     std::vector<int> starts;           // (B, T) where each token's sequence starts in its row (pack_batch); empty: 0
+    std::vector<int> prompt_lens;      // (B) each row's prompt (tokens before its target), from fill_batch
     long real_tokens = 0;              // tokens that are not padding
     size_t loss_tokens = 0;            // what the summed loss is divided by (model_backward); 0: its targets
 
     TokenPlaces places() const {
         auto given = [](const std::vector<int>& v) { return v.empty() ? nullptr : v.data(); };
-        return {given(positions), given(place_offsets), given(starts)};
+        return {given(positions), given(place_offsets), given(starts), given(prompt_lens)};
     }
 };
 
@@ -70,6 +71,7 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
     batch->tokens.assign((size_t)batch->B * batch->T, PAD_ID);
     batch->targets.assign((size_t)batch->B * batch->T, -1);
     batch->lengths.clear();
+    batch->prompt_lens.clear();
     batch->positions.clear();
     batch->place_offsets.clear();
     batch->starts.clear();
@@ -81,6 +83,7 @@ static void fill_batch(Batch* batch, const Split& split, const std::vector<int>&
         for (int t = split.prompt_len[e] - 1; t < len - 1; t++) batch->targets[(size_t)b * batch->T + t] = tokens[t + 1];
         batch->real_tokens += len;
         batch->lengths.push_back(len);
+        batch->prompt_lens.push_back(split.prompt_len[e]);
     }
 }
 
@@ -163,6 +166,7 @@ static void pack_batch(Batch* batch) {
     batch->B = (int)used.size();
     batch->tokens.swap(tokens), batch->targets.swap(targets), batch->positions.swap(positions), batch->starts.swap(starts);
     batch->lengths = used;
+    batch->prompt_lens.clear();  // (a row holds several prompts: a prompt window is for evaluation's rows alone)
 }
 
 // 0 .. n-1 in the order a Fisher-Yates shuffle with `rng` draws

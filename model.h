@@ -63,8 +63,10 @@ struct ModelConfig {
     bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
     bool packed = false;       // --pack: training rows hold several sequences, each counting its own positions
     // --attention-window L:W, evaluation only: layer window_layer's queries see their window
-    // latest tokens (themselves included), as if their sequence began there; -1: no layer
+    // latest tokens (themselves included), as if their sequence began there; -1: no layer.
+    // L:W:prompt (window_prompt): only the prompt's queries; the answer's see the whole prefix.
     int window_layer = -1, window = 0;
+    bool window_prompt = false;
     int HS() const { return C / NH; }
     // training gives each row its own positions (TokenPlaces), so the bias PEs need a plane per
     // row (bias_planes)
@@ -927,13 +929,19 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 }
 
 // --attention-window: where each query's keys begin in the windowed layer, its sequence's start
-// or window - 1 tokens back, whichever is later, into m->window_starts. The PE's bias is
-// unchanged: a key keeps its distance, the keys before the window are masked as before a start.
-inline const int* window_starts(Model* m, const int* starts, int B, int T) {
+// or window - 1 tokens back, whichever is later (with :prompt, for the queries of the prompt
+// alone), into m->window_starts. The PE's bias is unchanged: a key keeps its distance, and the
+// keys before the window are masked as before a start.
+inline const int* window_starts(Model* m, const int* starts, const int* prompt_lens, int B, int T) {
+    const ModelConfig& c = m->config;
+    if (c.window_prompt && !prompt_lens) fail("internal error: --attention-window L:W:prompt without the prompts' lengths");
     m->window_starts.resize((size_t)B * T);
     for (int b = 0; b < B; b++)
-        for (int t = 0; t < T; t++)
-            m->window_starts[(size_t)b * T + t] = std::max(sequence_start(starts, b, t, T), t - m->config.window + 1);
+        for (int t = 0; t < T; t++) {
+            int start = sequence_start(starts, b, t, T);
+            bool windowed = !c.window_prompt || t < prompt_lens[b];
+            m->window_starts[(size_t)b * T + t] = windowed ? std::max(start, t - c.window + 1) : start;
+        }
     return m->window_starts.data();
 }
 
@@ -947,6 +955,7 @@ struct TokenPlaces {
     const int* positions = nullptr;
     const int* place_offsets = nullptr;  // (B) each sequence's shift of its Abacus places or coupled positions
     const int* starts = nullptr;         // (B, T) where each token's sequence starts in its row (--pack)
+    const int* prompt_lens = nullptr;    // (B) each row's prompt, for --attention-window L:W:prompt
 };
 
 // Runs the model on tokens (B, T) for positions t0 .. T-1 and returns the mean cross-entropy
@@ -985,7 +994,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
             pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
         if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
-        const int* keys_from = l == c.window_layer ? window_starts(m, starts, B, T) : starts;
+        const int* keys_from = l == c.window_layer ? window_starts(m, starts, places.prompt_lens, B, T) : starts;
         attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, keys_from, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
@@ -1079,12 +1088,16 @@ inline int argmax(const real* x, int n) { return (int)(std::max_element(x, x + n
 
 // Greedy decoding with the KV cache: the prompt in one pass, then one position per call, each
 // reading the keys and values that earlier calls left in act(A_QKV). Returns the generated
-// tokens: up to and including `eos`, or until the sequence fills max_T.
-inline std::vector<int> generate_greedy(Model* m, const std::vector<int>& prompt, int eos) {
+// tokens: up to and including `eos`, or until the sequence fills max_T. prompt_len: how many of
+// the tokens given are the task's prompt (-1: all), for a window over the prompt alone.
+inline std::vector<int> generate_greedy(Model* m, const std::vector<int>& prompt, int eos, int prompt_len = -1) {
     std::vector<int> tokens = prompt, generated;
     int V = m->config.V;
+    TokenPlaces places;
+    if (prompt_len < 0) prompt_len = (int)prompt.size();
+    places.prompt_lens = &prompt_len;
     for (int t0 = 0; (int)tokens.size() < m->config.max_T; t0 = (int)tokens.size() - 1) {
-        model_forward(m, tokens.data(), nullptr, 1, (int)tokens.size(), NO_DROPOUT, t0);
+        model_forward(m, tokens.data(), nullptr, 1, (int)tokens.size(), NO_DROPOUT, t0, places);
         int next = argmax(m->act(A_LOGITS) + (tokens.size() - 1) * V, V);
         generated.push_back(next);
         if (next == eos) break;

@@ -98,17 +98,22 @@ static std::string gpu_lacks(const RunConfig& c) {
     return "";
 }
 
-// --attention-window L:W into the model's window_layer and window; "" leaves every layer whole
+// --attention-window L:W[:prompt] into the model's window_layer, window and window_prompt; ""
+// leaves every layer whole
 static void parse_window(const std::string& text, ModelConfig* mc) {
     if (text.empty()) return;
     auto is_count = [](const std::string& digits) {  // (6 digits at most, which stoi takes; a window past the sequence sees it all)
         return !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
     };
-    size_t colon = text.find(':');
-    if (colon == std::string::npos || !is_count(text.substr(0, colon)) || !is_count(text.substr(colon + 1)))
-        fail("--attention-window expects LAYER:TOKENS (say 0:20), got '%s'", text.c_str());
-    mc->window_layer = std::stoi(text.substr(0, colon));
-    mc->window = std::stoi(text.substr(colon + 1));
+    std::string spec = text;
+    const std::string prompt = ":prompt";
+    mc->window_prompt = spec.size() > prompt.size() && spec.compare(spec.size() - prompt.size(), prompt.size(), prompt) == 0;
+    if (mc->window_prompt) spec.resize(spec.size() - prompt.size());
+    size_t colon = spec.find(':');
+    if (colon == std::string::npos || !is_count(spec.substr(0, colon)) || !is_count(spec.substr(colon + 1)))
+        fail("--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '%s'", text.c_str());
+    mc->window_layer = std::stoi(spec.substr(0, colon));
+    mc->window = std::stoi(spec.substr(colon + 1));
 }
 
 // the model the flags describe, for a vocabulary of V and sequences of up to max_T tokens
@@ -454,7 +459,7 @@ static Verdict decode_from(Run* r, const Split& split, int e, int at, int token)
     if (token != EOS_ID) {
         std::vector<int> prefix(ids, ids + at);
         prefix.push_back(token);
-        std::vector<int> more = generate_greedy(&r->model, prefix, EOS_ID);
+        std::vector<int> more = generate_greedy(&r->model, prefix, EOS_ID, split.prompt_len[e]);
         output.insert(output.end(), more.begin(), more.end());
     }
     bool ended = output.back() == EOS_ID;
@@ -932,7 +937,9 @@ static void report(Run* r, bool write_files) {
     std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
     std::string drawn = c.eval_positions == EVAL_DRAWN ? format_text(" (positions drawn from 0-%d in evaluation too)", c.random_positions - 1) : "";
     const ModelConfig& mc = r->model.config;
-    std::string window = mc.window_layer >= 0 ? format_text(" (layer %d's queries seeing only their %d latest tokens)", mc.window_layer, mc.window) : "";
+    std::string window = mc.window_layer < 0 ? ""
+                         : format_text(" (layer %d's queries%s seeing only their %d latest tokens)", mc.window_layer,
+                                       mc.window_prompt ? " of the prompt" : "", mc.window);
     std::string pe = c.pe + scaling + drawn + window;
     std::string checkpoint =
         r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
@@ -954,7 +961,7 @@ static void report(Run* r, bool write_files) {
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
                        std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] +
                        "\",\n  \"eval_positions\": \"" + EVAL_POSITIONS_NAMES[c.eval_positions] +
-                       "\",\n  \"attention_window\": \"" + (mc.window_layer < 0 ? "none" : format_text("%d:%d", mc.window_layer, mc.window)) + "\",\n  \"steps\": " +
+                       "\",\n  \"attention_window\": \"" + (mc.window_layer < 0 ? "none" : format_text("%d:%d%s", mc.window_layer, mc.window, mc.window_prompt ? ":prompt" : "")) + "\",\n  \"steps\": " +
                        std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
                        ",\n  \"evaluated\": \"" + EVALUATED_NAMES[r->evaluated] + "\"" +

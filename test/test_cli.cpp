@@ -287,9 +287,10 @@ static std::string results_line(const std::string& results, const std::string& p
 }
 
 // --load --attention-window L:W: an evaluation with layer L's queries seeing their W latest
-// tokens, which results.json and the table's heading name. A window as long as the longest
-// sequence computes what the run computed (the same counts); one of a single token, in a
-// one-layer model, leaves the model its token alone, and so changes them. Bad windows: one line.
+// tokens (with :prompt, the prompt's alone), which results.json and the table's heading name. A
+// window as long as the longest sequence computes what the run computed (the same counts); one
+// of a single token, in a one-layer model, leaves the model its token alone, and so changes
+// them. Bad windows: one line.
 static void test_attention_window_evaluates_with_a_layer_windowed(void) {
     char pattern[] = "/tmp/test_cli_window_XXXXXX";
     std::string root = mkdtemp(pattern), dir = root + "/run";
@@ -303,6 +304,12 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
     std::string whole_results = read_file(root + "/whole/results.json");
     TEST_ASSERT_MESSAGE(whole_results.find("\"attention_window\": \"0:999\",") != std::string::npos, whole_results.c_str());
     TEST_ASSERT_MESSAGE(results.find("\"attention_window\": \"none\",") != std::string::npos, results.c_str());
+    Result prompt = train("--load " + model + " --attention-window 0:1:prompt --out " + root + "/prompt");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, prompt.status, prompt.err.c_str());
+    TEST_ASSERT_MESSAGE(prompt.out.find("alibi (layer 0's queries of the prompt seeing only their 1 latest tokens)") != std::string::npos,
+                        prompt.out.c_str());
+    TEST_ASSERT_MESSAGE(read_file(root + "/prompt/results.json").find("\"attention_window\": \"0:1:prompt\",") != std::string::npos,
+                        prompt.out.c_str());
     Result alone = train("--load " + model + " --attention-window 0:1 --out " + root + "/alone");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, alone.status, alone.err.c_str());
     std::string alone_results = read_file(root + "/alone/results.json");
@@ -317,9 +324,10 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
         const char* error;
     } bad[] = {{"1:4", "--attention-window 1:4: the model has layers 0 to 0"},
                {"0:0", "--attention-window 0:0: a query sees at least itself (W >= 1)"},
-               {"0-4", "--attention-window expects LAYER:TOKENS (say 0:20), got '0-4'"},
-               {"0:", "--attention-window expects LAYER:TOKENS (say 0:20), got '0:'"},
-               {"0:12345678", "--attention-window expects LAYER:TOKENS (say 0:20), got '0:12345678'"}};
+               {"0-4", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0-4'"},
+               {"0:", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0:'"},
+               {"0:4:answer", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0:4:answer'"},
+               {"0:12345678", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0:12345678'"}};
     for (const auto& b : bad) {
         std::string problem = error_problem(train("--load " + model + " --attention-window " + b.window), b.error);
         TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());

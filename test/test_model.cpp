@@ -692,6 +692,44 @@ static void test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, whole.act(A_LOGITS), windowed.act(A_LOGITS), T * c.V, "a window of T");
 }
 
+// L:W:prompt windows the prompt's queries alone: in a one-layer model the prompt's logits are
+// the windowed model's and the answer's the whole model's, exactly; and greedy decoding with
+// the KV cache, told the prompt's length, computes what a full forward told it computes.
+static void test_a_prompt_window_windows_the_prompts_queries_alone(void) {
+    const int T = 8, W = 2;
+    int tokens[T] = {3, 4, 5, 9, 2, 7, 7, 10}, prompt_len = 5;
+    ModelConfig c = tiny_config(PE_T5, 0.0f, 1);
+    Model whole, windowed, prompt_windowed;
+    init_for_test(&whole, c, 1, 11);
+    c.window_layer = 0, c.window = W;
+    init_for_test(&windowed, c, 1, 11);
+    c.window_prompt = true;
+    init_for_test(&prompt_windowed, c, 1, 11);
+    TokenPlaces places;
+    places.prompt_lens = &prompt_len;
+    model_forward(&whole, tokens, nullptr, 1, T, NO_DROPOUT);
+    model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
+    model_forward(&prompt_windowed, tokens, nullptr, 1, T, NO_DROPOUT, 0, places);
+    const int V = c.V, answer = T - prompt_len;
+    const double* logits = prompt_windowed.act(A_LOGITS);
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, windowed.act(A_LOGITS), logits, prompt_len * V, "the prompt's queries");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, whole.act(A_LOGITS) + prompt_len * V, logits + prompt_len * V, answer * V, "the answer's");
+    bool changed = false;
+    for (int i = 0; i < prompt_len * V; i++) changed |= logits[i] != whole.act(A_LOGITS)[i];
+    TEST_ASSERT_MESSAGE(changed, "the window changed no logit of the prompt, so the test proves nothing");
+
+    ModelConfig two = tiny_config(PE_ALIBI, 0.1f);
+    two.window_layer = 1, two.window = W, two.window_prompt = true;
+    Model m;
+    init_for_test(&m, two, 1, 12);
+    model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT, 0, places);
+    std::vector<int> generated = generate_greedy(&m, std::vector<int>(tokens, tokens + prompt_len), EOS_SENTINEL);
+    std::vector<int> all(tokens, tokens + prompt_len);
+    all.insert(all.end(), generated.begin(), generated.end());
+    model_forward(&m, all.data(), nullptr, 1, T, NO_DROPOUT, 0, places);
+    for (int t = prompt_len - 1; t + 1 < T; t++) TEST_ASSERT_EQUAL_INT(all[t + 1], argmax(m.act(A_LOGITS) + t * V, V));
+}
+
 // Incremental positions (t0 > 0, the KV cache) compute what a full forward computes: row for
 // row the same arithmetic, so the same bits. Then greedy generation, which is built on them,
 // picks at every step the token a full pass over its output picks.
@@ -799,6 +837,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
     RUN_TEST(test_padding_never_changes_real_logits_or_the_loss);
     RUN_TEST(test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence);
+    RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
     return UNITY_END();
 }
