@@ -63,10 +63,11 @@ struct ModelConfig {
     bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
     bool packed = false;       // --pack: training rows hold several sequences, each counting its own positions
     // --attention-window L:W, evaluation only: layer window_layer's queries see their window
-    // latest tokens (themselves included), as if their sequence began there; -1: no layer.
-    // L:W:prompt (window_prompt): only the prompt's queries; the answer's see the whole prefix.
+    // latest tokens (themselves included); -1: no layer. :prompt (window_prompt): the prompt's
+    // queries alone, the answer's seeing the whole prefix; :sink (window_sink): and the first
+    // token of their sequence (the attention sink of StreamingLLM, Xiao et al. 2023).
     int window_layer = -1, window = 0;
-    bool window_prompt = false;
+    bool window_prompt = false, window_sink = false;
     int HS() const { return C / NH; }
     // training gives each row its own positions (TokenPlaces), so the bias PEs need a plane per
     // row (bias_planes)
@@ -874,7 +875,7 @@ struct Model {
     std::vector<real> acts[NUM_ACTS];
     std::vector<unsigned char> is_digit;              // (V) with --abacus or --position-coupling: which tokens are digits, from the task
     std::vector<int> coupled_positions;               // (B, T) with --position-coupling: the last forward's positions
-    std::vector<int> window_starts;                   // (B, T) with --attention-window: each query's first key there
+    std::vector<real> window_bias;                    // (B, NH, T, T) with --attention-window: the windowed layer's bias
 
     PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
@@ -928,21 +929,27 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
     return m->coupled_positions.data();
 }
 
-// --attention-window: where each query's keys begin in the windowed layer, its sequence's start
-// or window - 1 tokens back, whichever is later (with :prompt, for the queries of the prompt
-// alone), into m->window_starts. The PE's bias is unchanged: a key keeps its distance, and the
-// keys before the window are masked as before a start.
-inline const int* window_starts(Model* m, const int* starts, const int* prompt_lens, int B, int T) {
+// --attention-window: the windowed layer's bias, a plane per row: the PE's bias (or 0) on the
+// keys in a query's window, its window latest tokens (with :sink, and its sequence's first),
+// and -infinity on the others, which softmax then gives nothing. With :prompt, the answer's
+// queries keep every key. A key keeps its distance: the window masks, it does not shift.
+inline const real* window_bias(Model* m, const real* bias, int planes, const int* starts, const int* prompt_lens, int B, int T) {
     const ModelConfig& c = m->config;
     if (c.window_prompt && !prompt_lens) fail("internal error: --attention-window L:W:prompt without the prompts' lengths");
-    m->window_starts.resize((size_t)B * T);
+    m->window_bias.resize((size_t)B * c.NH * T * T);
     for (int b = 0; b < B; b++)
-        for (int t = 0; t < T; t++) {
-            int start = sequence_start(starts, b, t, T);
-            bool windowed = !c.window_prompt || t < prompt_lens[b];
-            m->window_starts[(size_t)b * T + t] = windowed ? std::max(start, t - c.window + 1) : start;
-        }
-    return m->window_starts.data();
+        for (int h = 0; h < c.NH; h++)
+            for (int i = 0; i < T; i++) {
+                const real* pe = bias ? bias + (((size_t)(planes > 1 ? b : 0) * c.NH + h) * T + i) * T : nullptr;
+                real* row = m->window_bias.data() + (((size_t)b * c.NH + h) * T + i) * T;
+                bool windowed = !c.window_prompt || i < prompt_lens[b];
+                int first = sequence_start(starts, b, i, T);
+                for (int j = 0; j < T; j++) {
+                    bool seen = !windowed || j > i - c.window || (c.window_sink && j == first);
+                    row[j] = seen ? (pe ? pe[j] : 0) : -INFINITY;
+                }
+            }
+    return m->window_bias.data();
 }
 
 // Where a batch's tokens sit, when not each row one sequence at positions 0 .. T-1 (the
@@ -994,8 +1001,11 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
             pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
         if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
-        const int* keys_from = l == c.window_layer ? window_starts(m, starts, places.prompt_lens, B, T) : starts;
-        attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, keys_from, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        if (l == c.window_layer)
+            attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), window_bias(m, bias, planes, starts, places.prompt_lens, B, T), B,
+                              starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        else
+            attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);

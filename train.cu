@@ -98,22 +98,30 @@ static std::string gpu_lacks(const RunConfig& c) {
     return "";
 }
 
-// --attention-window L:W[:prompt] into the model's window_layer, window and window_prompt; ""
-// leaves every layer whole
+// --attention-window L:W[:prompt][:sink] into the model's window fields; "" leaves every layer whole
 static void parse_window(const std::string& text, ModelConfig* mc) {
     if (text.empty()) return;
     auto is_count = [](const std::string& digits) {  // (6 digits at most, which stoi takes; a window past the sequence sees it all)
         return !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
     };
-    std::string spec = text;
-    const std::string prompt = ":prompt";
-    mc->window_prompt = spec.size() > prompt.size() && spec.compare(spec.size() - prompt.size(), prompt.size(), prompt) == 0;
-    if (mc->window_prompt) spec.resize(spec.size() - prompt.size());
-    size_t colon = spec.find(':');
-    if (colon == std::string::npos || !is_count(spec.substr(0, colon)) || !is_count(spec.substr(colon + 1)))
-        fail("--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '%s'", text.c_str());
-    mc->window_layer = std::stoi(spec.substr(0, colon));
-    mc->window = std::stoi(spec.substr(colon + 1));
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+    bool ok = text.back() != ':' && parts.size() >= 2 && is_count(parts[0]) && is_count(parts[1]);
+    for (size_t k = 2; ok && k < parts.size(); k++) {
+        bool* option = parts[k] == "prompt" ? &mc->window_prompt : parts[k] == "sink" ? &mc->window_sink : nullptr;
+        ok = option && !*option;  // each option once
+        if (ok) *option = true;
+    }
+    if (!ok) fail("--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '%s'", text.c_str());
+    mc->window_layer = std::stoi(parts[0]);
+    mc->window = std::stoi(parts[1]);
+}
+
+// how results.json and dev/report name a window: "L:W", then ":prompt" and ":sink" where given
+static std::string window_name(const ModelConfig& mc) {
+    if (mc.window_layer < 0) return "none";
+    return format_text("%d:%d%s%s", mc.window_layer, mc.window, mc.window_prompt ? ":prompt" : "", mc.window_sink ? ":sink" : "");
 }
 
 // the model the flags describe, for a vocabulary of V and sequences of up to max_T tokens
@@ -938,8 +946,8 @@ static void report(Run* r, bool write_files) {
     std::string drawn = c.eval_positions == EVAL_DRAWN ? format_text(" (positions drawn from 0-%d in evaluation too)", c.random_positions - 1) : "";
     const ModelConfig& mc = r->model.config;
     std::string window = mc.window_layer < 0 ? ""
-                         : format_text(" (layer %d's queries%s seeing only their %d latest tokens)", mc.window_layer,
-                                       mc.window_prompt ? " of the prompt" : "", mc.window);
+                         : format_text(" (layer %d's queries%s seeing only their %d latest tokens%s)", mc.window_layer,
+                                       mc.window_prompt ? " of the prompt" : "", mc.window, mc.window_sink ? " and the first" : "");
     std::string pe = c.pe + scaling + drawn + window;
     std::string checkpoint =
         r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
@@ -961,7 +969,7 @@ static void report(Run* r, bool write_files) {
     std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
                        std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] +
                        "\",\n  \"eval_positions\": \"" + EVAL_POSITIONS_NAMES[c.eval_positions] +
-                       "\",\n  \"attention_window\": \"" + (mc.window_layer < 0 ? "none" : format_text("%d:%d%s", mc.window_layer, mc.window, mc.window_prompt ? ":prompt" : "")) + "\",\n  \"steps\": " +
+                       "\",\n  \"attention_window\": \"" + window_name(mc) + "\",\n  \"steps\": " +
                        std::to_string(c.steps) + ",\n  \"best_step\": " +
                        std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
                        ",\n  \"evaluated\": \"" + EVALUATED_NAMES[r->evaluated] + "\"" +

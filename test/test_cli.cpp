@@ -287,7 +287,8 @@ static std::string results_line(const std::string& results, const std::string& p
 }
 
 // --load --attention-window L:W: an evaluation with layer L's queries seeing their W latest
-// tokens (with :prompt, the prompt's alone), which results.json and the table's heading name. A
+// tokens (:prompt, the prompt's alone; :sink, and the first), which results.json (in one order)
+// and the table's heading name. A
 // window as long as the longest sequence computes what the run computed (the same counts); one
 // of a single token, in a one-layer model, leaves the model its token alone, and so changes
 // them. Bad windows: one line.
@@ -304,11 +305,11 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
     std::string whole_results = read_file(root + "/whole/results.json");
     TEST_ASSERT_MESSAGE(whole_results.find("\"attention_window\": \"0:999\",") != std::string::npos, whole_results.c_str());
     TEST_ASSERT_MESSAGE(results.find("\"attention_window\": \"none\",") != std::string::npos, results.c_str());
-    Result prompt = train("--load " + model + " --attention-window 0:1:prompt --out " + root + "/prompt");
+    Result prompt = train("--load " + model + " --attention-window 0:1:sink:prompt --out " + root + "/prompt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, prompt.status, prompt.err.c_str());
-    TEST_ASSERT_MESSAGE(prompt.out.find("alibi (layer 0's queries of the prompt seeing only their 1 latest tokens)") != std::string::npos,
+    TEST_ASSERT_MESSAGE(prompt.out.find("alibi (layer 0's queries of the prompt seeing only their 1 latest tokens and the first)") != std::string::npos,
                         prompt.out.c_str());
-    TEST_ASSERT_MESSAGE(read_file(root + "/prompt/results.json").find("\"attention_window\": \"0:1:prompt\",") != std::string::npos,
+    TEST_ASSERT_MESSAGE(read_file(root + "/prompt/results.json").find("\"attention_window\": \"0:1:prompt:sink\",") != std::string::npos,
                         prompt.out.c_str());
     Result alone = train("--load " + model + " --attention-window 0:1 --out " + root + "/alone");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, alone.status, alone.err.c_str());
@@ -324,10 +325,12 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
         const char* error;
     } bad[] = {{"1:4", "--attention-window 1:4: the model has layers 0 to 0"},
                {"0:0", "--attention-window 0:0: a query sees at least itself (W >= 1)"},
-               {"0-4", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0-4'"},
-               {"0:", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0:'"},
-               {"0:4:answer", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0:4:answer'"},
-               {"0:12345678", "--attention-window expects LAYER:TOKENS or LAYER:TOKENS:prompt (say 0:20), got '0:12345678'"}};
+               {"0-4", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0-4'"},
+               {"0:", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:'"},
+               {"0:4:", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:4:'"},
+               {"0:4:sink:sink", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:4:sink:sink'"},
+               {"0:4:answer", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:4:answer'"},
+               {"0:12345678", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:12345678'"}};
     for (const auto& b : bad) {
         std::string problem = error_problem(train("--load " + model + " --attention-window " + b.window), b.error);
         TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());

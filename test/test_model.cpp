@@ -692,6 +692,44 @@ static void test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, whole.act(A_LOGITS), windowed.act(A_LOGITS), T * c.V, "a window of T");
 }
 
+// :sink keeps the sequence's first token in every window: with NoPE, which reads no distance,
+// a one-layer model's position i then computes what the first token followed by the window's
+// latest W - 1 tokens compute alone. With two layers, the second windowed, its probabilities
+// are 0 outside the window and the first key, positive inside, and sum to 1.
+static void test_a_window_with_a_sink_keeps_the_first_token(void) {
+    const int T = 8, W = 3;
+    int tokens[T] = {3, 4, 5, 9, 2, 7, 7, 10};
+    ModelConfig c = tiny_config(PE_NOPE, 0.0f, 1);
+    Model alone, windowed;
+    init_for_test(&alone, c, 1, 13);
+    c.window_layer = 0, c.window = W, c.window_sink = true;
+    init_for_test(&windowed, c, 1, 13);
+    model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
+    const int V = c.V;
+    for (int i = W; i < T; i++) {
+        int seen[W + 1] = {tokens[0]};
+        std::copy(tokens + i - W + 1, tokens + i + 1, seen + 1);
+        model_forward(&alone, seen, nullptr, 1, W + 1, NO_DROPOUT);
+        TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-12, alone.act(A_LOGITS) + W * V, windowed.act(A_LOGITS) + i * V, V, "nope");
+    }
+    ModelConfig two = tiny_config(PE_ALIBI, 0.0f);
+    two.window_layer = 1, two.window = W, two.window_sink = true;
+    Model m;
+    init_for_test(&m, two, 1, 14);
+    model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT);
+    for (int h = 0; h < two.NH; h++)
+        for (int i = 0; i < T; i++) {
+            const double* row = m.act(A_ATT, 1) + (h * T + i) * T;
+            double sum = 0;
+            for (int j = 0; j <= i; j++) {
+                if (j > 0 && j <= i - W) TEST_ASSERT_TRUE(row[j] == 0);
+                else TEST_ASSERT_TRUE(row[j] > 0);
+                sum += row[j];
+            }
+            TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, sum);
+        }
+}
+
 // L:W:prompt windows the prompt's queries alone: in a one-layer model the prompt's logits are
 // the windowed model's and the answer's the whole model's, exactly; and greedy decoding with
 // the KV cache, told the prompt's length, computes what a full forward told it computes.
@@ -837,6 +875,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
     RUN_TEST(test_padding_never_changes_real_logits_or_the_loss);
     RUN_TEST(test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence);
+    RUN_TEST(test_a_window_with_a_sink_keeps_the_first_token);
     RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
     return UNITY_END();
