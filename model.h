@@ -940,21 +940,22 @@ inline const real* window_bias(Model* m, const real* bias, int planes, const int
     for (int b = 0; b < B; b++)
         for (int h = 0; h < c.NH; h++)
             for (int i = 0; i < T; i++) {
-                const real* pe = bias ? bias + (((size_t)(planes > 1 ? b : 0) * c.NH + h) * T + i) * T : nullptr;
+                const real* pe_row = bias ? bias + (((size_t)(planes > 1 ? b : 0) * c.NH + h) * T + i) * T : nullptr;
                 real* row = m->window_bias.data() + (((size_t)b * c.NH + h) * T + i) * T;
                 bool windowed = !c.window_prompt || i < prompt_lens[b];
                 int first = sequence_start(starts, b, i, T);
                 for (int j = 0; j < T; j++) {
                     bool seen = !windowed || j > i - c.window || (c.window_sink && j == first);
-                    row[j] = seen ? (pe ? pe[j] : 0) : -INFINITY;
+                    row[j] = seen ? (pe_row ? pe_row[j] : 0) : -INFINITY;
                 }
             }
     return m->window_bias.data();
 }
 
 // Where a batch's tokens sit, when not each row one sequence at positions 0 .. T-1 (the
-// default: every pointer nullptr). Training sets them, evaluation only positions it draws
-// (--eval-positions drawn), generation none.
+// default: every pointer nullptr). Training sets them; evaluation the positions it draws
+// (--eval-positions drawn) and the prompts' lengths, generation the prompt's length (both read
+// only by a window over the prompt).
 struct TokenPlaces {
     // (B, T) each token's position: drawn (--random-positions), or counted from its sequence's
     // start (--pack). The model must be made with a bias plane per row for these (bias_planes);
