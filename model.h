@@ -62,12 +62,18 @@ struct ModelConfig {
     int cope_max = 0;          // --cope-max P: CoPE's positions clip at P (the paper's p_max); 0: max_T rows (pe.h)
     bool pe_per_layer = false; // --pe-per-layer: each layer its own PE parameters, not one tensor for all
     bool packed = false;       // --pack: training rows hold several sequences, each counting its own positions
-    // --attention-window L:W, evaluation only: layer window_layer's queries see their window
-    // latest tokens (themselves included); -1: no layer. :prompt (window_prompt): the prompt's
-    // queries alone, the answer's seeing the whole prefix; :sink (window_sink): and the first
-    // token of their sequence (the attention sink of StreamingLLM, Xiao et al. 2023).
-    int window_layer = -1, window = 0;
+    // --attention-window L:W or L-M:W, evaluation only: the queries of layers window_from to
+    // window_to see their window latest tokens (themselves included); -1: no layer. :prompt
+    // (window_prompt): the prompt's queries alone, the answer's seeing the whole prefix; :sink
+    // (window_sink): and the first token of their sequence (the attention sink of StreamingLLM,
+    // Xiao et al. 2023).
+    int window_from = -1, window_to = -1, window = 0;
     bool window_prompt = false, window_sink = false;
+    bool windowed(int l) const { return window_from >= 0 && l >= window_from && l <= window_to; }
+    // the windowed layers as --attention-window names them: "2", or "0-3"
+    std::string window_layers() const {
+        return window_from == window_to ? std::to_string(window_from) : std::to_string(window_from) + "-" + std::to_string(window_to);
+    }
     int HS() const { return C / NH; }
     // training gives each row its own positions (TokenPlaces), so the bias PEs need a plane per
     // row (bias_planes)
@@ -112,8 +118,12 @@ inline void validate_model_config(const ModelConfig& c) {
     if (c.packed && (c.abacus || c.position_coupling))
         fail("--pack can not be combined with %s: it reads the digits' places along a row, across the sequences packed in it",
              c.abacus ? "--abacus" : "--position-coupling");
-    if (c.window_layer >= c.L) fail("--attention-window %d:%d: the model has layers 0 to %d", c.window_layer, c.window, c.L - 1);
-    if (c.window_layer >= 0 && c.window < 1) fail("--attention-window %d:%d: a query sees at least itself (W >= 1)", c.window_layer, c.window);
+    if (c.window_from >= 0) {
+        std::string layers = c.window_layers();
+        if (c.window_to >= c.L) fail("--attention-window %s:%d: the model has layers 0 to %d", layers.c_str(), c.window, c.L - 1);
+        if (c.window_from > c.window_to) fail("--attention-window %s:%d: the first layer comes first", layers.c_str(), c.window);
+        if (c.window < 1) fail("--attention-window %s:%d: a query sees at least itself (W >= 1)", layers.c_str(), c.window);
+    }
     if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
     if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
     if (c.pe == PE_XPOS && c.max_pos() > XPOS_MAX_POS)
@@ -875,7 +885,7 @@ struct Model {
     std::vector<real> acts[NUM_ACTS];
     std::vector<unsigned char> is_digit;              // (V) with --abacus or --position-coupling: which tokens are digits, from the task
     std::vector<int> coupled_positions;               // (B, T) with --position-coupling: the last forward's positions
-    std::vector<real> window_bias;                    // (B, NH, T, T) with --attention-window: the windowed layer's bias
+    std::vector<real> window_bias;                    // (B, NH, T, T) with --attention-window: a windowed layer's bias, made anew for each
 
     PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
@@ -929,7 +939,7 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
     return m->coupled_positions.data();
 }
 
-// --attention-window: the windowed layer's bias, a plane per row: the PE's bias (or 0) on the
+// --attention-window: a windowed layer's bias, a plane per row: the PE's bias (or 0) on the
 // keys in a query's window, its window latest tokens (with :sink, and its sequence's first),
 // and -infinity on the others, which softmax then gives nothing. With :prompt, the answer's
 // queries keep every key. A key keeps its distance: the window masks, it does not shift.
@@ -1002,7 +1012,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
             pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
         if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
-        if (l == c.window_layer)
+        if (c.windowed(l))
             attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), window_bias(m, bias, planes, starts, places.prompt_lens, B, T), B,
                               starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         else
@@ -1034,7 +1044,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
 inline void model_backward(Model* m, const int* tokens, const int* targets, int B, int T, const Dropout& drop,
                            const TokenPlaces& places = TokenPlaces(), size_t loss_tokens = 0) {
     const ModelConfig& c = m->config;
-    if (c.window_layer >= 0) fail("internal error: model_backward with --attention-window, which is evaluation only");
+    if (c.window_from >= 0) fail("internal error: model_backward with --attention-window, which is evaluation only");
     const int *positions = places.positions, *place_offsets = places.place_offsets, *starts = places.starts;
     if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;

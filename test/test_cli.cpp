@@ -286,12 +286,11 @@ static std::string results_line(const std::string& results, const std::string& p
     return at == std::string::npos ? "" : results.substr(at, results.find('\n', at) - at);
 }
 
-// --load --attention-window L:W: an evaluation with layer L's queries seeing their W latest
-// tokens (:prompt, the prompt's alone; :sink, and the first), which results.json (in one order)
-// and the table's heading name. A
-// window as long as the longest sequence computes what the run computed (the same counts); one
-// of a single token, in a one-layer model, leaves the model its token alone, and so changes
-// them. Bad windows: one line.
+// --load --attention-window L:W: an evaluation with layer L's queries (L-M: layers L to M's)
+// seeing their W latest tokens (:prompt, the prompt's alone; :sink, and the first), which
+// results.json (in one order) and the table's heading name. A window as long as the longest
+// sequence computes what the run computed (the same counts); one of a single token, in a
+// one-layer model, leaves the model its token alone, and so changes them. Bad windows: one line.
 static void test_attention_window_evaluates_with_a_layer_windowed(void) {
     char pattern[] = "/tmp/test_cli_window_XXXXXX";
     std::string root = mkdtemp(pattern), dir = root + "/run";
@@ -324,13 +323,16 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
         const char* window;
         const char* error;
     } bad[] = {{"1:4", "--attention-window 1:4: the model has layers 0 to 0"},
+               {"0-1:4", "--attention-window 0-1:4: the model has layers 0 to 0"},
+               {"1-0:4", "--attention-window 1-0:4: the first layer comes first"},
+               {"0-:4", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0-:4'"},
                {"0:0", "--attention-window 0:0: a query sees at least itself (W >= 1)"},
-               {"0-4", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0-4'"},
-               {"0:", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:'"},
-               {"0:4:", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:4:'"},
-               {"0:4:sink:sink", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:4:sink:sink'"},
-               {"0:4:answer", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:4:answer'"},
-               {"0:12345678", "--attention-window expects LAYER:TOKENS, then :prompt, :sink or both (say 0:20 or 0:20:sink), got '0:12345678'"}};
+               {"0-4", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0-4'"},
+               {"0:", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:'"},
+               {"0:4:", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:4:'"},
+               {"0:4:sink:sink", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:4:sink:sink'"},
+               {"0:4:answer", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:4:answer'"},
+               {"0:12345678", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:12345678'"}};
     for (const auto& b : bad) {
         std::string problem = error_problem(train("--load " + model + " --attention-window " + b.window), b.error);
         TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());

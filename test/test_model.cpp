@@ -649,7 +649,7 @@ static void test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence(void) {
         ModelConfig c = tiny_config(pe, 0.0f, 1);
         Model whole, windowed;
         init_for_test(&whole, c, 1, 9);
-        c.window_layer = 0, c.window = W;
+        c.window_from = c.window_to = 0, c.window = W;
         init_for_test(&windowed, c, 1, 9);
         const int V = c.V;
         model_forward(&whole, tokens, nullptr, 1, T, NO_DROPOUT);
@@ -669,7 +669,7 @@ static void test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence(void) {
     ModelConfig c = tiny_config(PE_ALIBI, 0.0f);
     Model whole, windowed;
     init_for_test(&whole, c, 1, 10);
-    c.window_layer = 1, c.window = W;
+    c.window_from = c.window_to = 1, c.window = W;
     init_for_test(&windowed, c, 1, 10);
     model_forward(&whole, tokens, nullptr, 1, T, NO_DROPOUT);
     model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
@@ -686,10 +686,43 @@ static void test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence(void) {
             TEST_ASSERT_DOUBLE_WITHIN(1e-12, 1.0, sum);
         }
     // a window as long as the sequence changes nothing
-    c.window_layer = 0, c.window = T;
+    c.window_from = c.window_to = 0, c.window = T;
     init_for_test(&windowed, c, 1, 10);
     model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, whole.act(A_LOGITS), windowed.act(A_LOGITS), T * c.V, "a window of T");
+}
+
+// L-M:W windows layers L to M alike: with both layers of a model windowed to W tokens, the
+// last position reads tokens[T-2W+1 .. T-1] (its own window, and each of those tokens'
+// windows below it) and nothing earlier; with the second layer's window alone the first layer
+// still brings it the whole prefix.
+static void test_windowed_layers_bound_what_a_position_reads(void) {
+    const int T = 8, W = 2, reach = 2 * W - 1;
+    const int tokens[T] = {3, 4, 5, 9, 2, 7, 7, 10};
+    for (PEKind pe : {PE_NOPE, PE_ALIBI, PE_ROPE}) {
+        for (int from : {0, 1}) {
+            ModelConfig c = tiny_config(pe, 0.0f);
+            c.window_from = from, c.window_to = 1, c.window = W;
+            Model m;
+            init_for_test(&m, c, 1, 12);
+            const int V = c.V;
+            model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT);
+            std::vector<double> before(m.act(A_LOGITS) + (T - 1) * V, m.act(A_LOGITS) + T * V);
+            for (int t = 0; t < T; t++) {
+                int changed[T];
+                std::copy(tokens, tokens + T, changed);
+                changed[t] = tokens[t] == 6 ? 8 : 6;
+                model_forward(&m, changed, nullptr, 1, T, NO_DROPOUT);
+                const double* after = m.act(A_LOGITS) + (T - 1) * V;
+                bool differs = false;
+                for (int v = 0; v < V; v++) differs |= after[v] != before[v];
+                bool read = from == 1 || t >= T - reach;
+                std::string what = std::string(PE_NAMES[pe]) + ", layers " + std::to_string(from) + "-1 windowed: token " + std::to_string(t) +
+                                   (read ? " did not change" : " changed") + " the last position's logits";
+                TEST_ASSERT_MESSAGE(differs == read, what.c_str());
+            }
+        }
+    }
 }
 
 // :sink keeps the sequence's first token in every window: with NoPE, which reads no distance,
@@ -702,7 +735,7 @@ static void test_a_window_with_a_sink_keeps_the_first_token(void) {
     ModelConfig c = tiny_config(PE_NOPE, 0.0f, 1);
     Model alone, windowed;
     init_for_test(&alone, c, 1, 13);
-    c.window_layer = 0, c.window = W, c.window_sink = true;
+    c.window_from = c.window_to = 0, c.window = W, c.window_sink = true;
     init_for_test(&windowed, c, 1, 13);
     model_forward(&windowed, tokens, nullptr, 1, T, NO_DROPOUT);
     const int V = c.V;
@@ -713,7 +746,7 @@ static void test_a_window_with_a_sink_keeps_the_first_token(void) {
         TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-12, alone.act(A_LOGITS) + W * V, windowed.act(A_LOGITS) + i * V, V, "nope");
     }
     ModelConfig two = tiny_config(PE_ALIBI, 0.0f);
-    two.window_layer = 1, two.window = W, two.window_sink = true;
+    two.window_from = two.window_to = 1, two.window = W, two.window_sink = true;
     Model m;
     init_for_test(&m, two, 1, 14);
     model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT);
@@ -739,7 +772,7 @@ static void test_a_prompt_window_windows_the_prompts_queries_alone(void) {
     ModelConfig c = tiny_config(PE_T5, 0.0f, 1);
     Model whole, windowed, prompt_windowed;
     init_for_test(&whole, c, 1, 11);
-    c.window_layer = 0, c.window = W;
+    c.window_from = c.window_to = 0, c.window = W;
     init_for_test(&windowed, c, 1, 11);
     c.window_prompt = true;
     init_for_test(&prompt_windowed, c, 1, 11);
@@ -757,7 +790,7 @@ static void test_a_prompt_window_windows_the_prompts_queries_alone(void) {
     TEST_ASSERT_MESSAGE(changed, "the window changed no logit of the prompt, so the test proves nothing");
 
     ModelConfig two = tiny_config(PE_ALIBI, 0.1f);
-    two.window_layer = 1, two.window = W, two.window_prompt = true;
+    two.window_from = two.window_to = 1, two.window = W, two.window_prompt = true;
     Model m;
     init_for_test(&m, two, 1, 12);
     model_forward(&m, tokens, nullptr, 1, T, NO_DROPOUT, 0, places);
@@ -875,6 +908,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_changing_a_token_never_changes_earlier_logits);
     RUN_TEST(test_padding_never_changes_real_logits_or_the_loss);
     RUN_TEST(test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence);
+    RUN_TEST(test_windowed_layers_bound_what_a_position_reads);
     RUN_TEST(test_a_window_with_a_sink_keeps_the_first_token);
     RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
