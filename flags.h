@@ -54,7 +54,7 @@ struct RunConfig {
     bool pack = false;                  // training batches' sequences packed end to end into fewer rows
     int rope_scaling = ROPE_UNSCALED;   // RoPE at evaluation, an index into ROPE_SCALING_NAMES
     int eval_positions = EVAL_COUNTED;  // positions at evaluation, an index into EVAL_POSITIONS_NAMES
-    std::string attention_window;       // "L:W[:prompt][:sink]" or "L-M:W...": at evaluation, those layers' queries see W latest tokens; "": all
+    std::string attention_window;       // "L:W[:prompt][:sink[:near]]" or "L-M:W...": at evaluation, those layers' queries see W latest tokens; "": all
     int steps = UNSET, batch = 64, eval_every = UNSET;
     int keep_every = 0;  // N: every Nth step's parameters also kept, as RUN/step-N.bin; 0: off
     int pad_multiple = 0;  // training batches' rows padded to a multiple of N tokens; 0 or 1: to their longest example
@@ -172,7 +172,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          row_names(EVAL_POSITIONS_NAMES)},
         {"--attention-window", FLAG_STRING, &c->attention_window, false, LOAD,
          "L:W, an intervention on a trained model, on the CPU: layer L's queries see only their W latest tokens, themselves included"
-         " (L-M:W, layers L to M's); :prompt, the prompt's queries alone; :sink, and their sequence's first token too"},
+         " (L-M:W, layers L to M's); :prompt, the prompt's queries alone; :sink, and their sequence's first token too;"
+         " :near, that token biased as just before the window (bias PEs)"},
         {"--out", FLAG_STRING, &c->out, false, TRAIN | LOAD, "run directory (default: runs/TASK-PE-MODEL-sSEED); with --load, a new one for the evaluation's results"},
         {"--force", FLAG_SWITCH, &c->force, false, TRAIN | LOAD, "replace the earlier run in the run directory (without it, that is an error)"},
         {"--check", FLAG_SWITCH, &c->check, false, TRAIN, "check the flags, make the data and stop: no training, no file written"},

@@ -66,9 +66,10 @@ struct ModelConfig {
     // window_to see their window latest tokens (themselves included); -1: no layer. :prompt
     // (window_prompt): the prompt's queries alone, the answer's seeing the whole prefix; :sink
     // (window_sink): and the first token of their sequence (the attention sink of StreamingLLM,
-    // Xiao et al. 2023).
+    // Xiao et al. 2023); :near (window_near), with a bias PE: that first token biased as though
+    // it stood just before the window, at distance window, not at its own.
     int window_from = -1, window_to = -1, window = 0;
-    bool window_prompt = false, window_sink = false;
+    bool window_prompt = false, window_sink = false, window_near = false;
     bool windowed(int l) const { return window_from >= 0 && l >= window_from && l <= window_to; }
     // the windowed layers as --attention-window names them: "2", or "0-3"
     std::string window_layers() const {
@@ -123,6 +124,10 @@ inline void validate_model_config(const ModelConfig& c) {
         if (c.window_to >= c.L) fail("--attention-window %s:%d: the model has layers 0 to %d", layers.c_str(), c.window, c.L - 1);
         if (c.window_from > c.window_to) fail("--attention-window %s:%d: the first layer comes first", layers.c_str(), c.window);
         if (c.window < 1) fail("--attention-window %s:%d: a query sees at least itself (W >= 1)", layers.c_str(), c.window);
+        if (c.window_near && !c.window_sink) fail("--attention-window %s:%d:near moves the first token kept by :sink: add :sink", layers.c_str(), c.window);
+        if (c.window_near && !pe_has_score_bias(c.pe))
+            fail("--attention-window ...:near sets the first token's bias, and %s has no bias of distances (t5, alibi, kerple_* and fire have)",
+                 PE_NAMES[c.pe]);
     }
     if (c.cope_max < 0 || c.cope_max > MAX_DIM) fail("--cope-max %d is out of range [0, %d]", c.cope_max, MAX_DIM);
     if (c.cope_max > 0 && !pe_has_context_bias(c.pe)) fail("--cope-max clips CoPE's contextual positions: %s has none", PE_NAMES[c.pe]);
@@ -942,7 +947,9 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 // --attention-window: a windowed layer's bias, a plane per row: the PE's bias (or 0) on the
 // keys in a query's window, its window latest tokens (with :sink, and its sequence's first),
 // and -infinity on the others, which softmax then gives nothing. With :prompt, the answer's
-// queries keep every key. A key keeps its distance: the window masks, it does not shift.
+// queries keep every key. A key keeps its distance: the window masks, it does not shift; but
+// :near gives the first token outside the window the bias of distance window, the key just
+// before the window's.
 inline const real* window_bias(Model* m, const real* bias, int planes, const int* starts, const int* prompt_lens, int B, int T) {
     const ModelConfig& c = m->config;
     if (c.window_prompt && !prompt_lens) fail("internal error: --attention-window L:W:prompt without the prompts' lengths");
@@ -955,8 +962,9 @@ inline const real* window_bias(Model* m, const real* bias, int planes, const int
                 bool windowed = !c.window_prompt || i < prompt_lens[b];
                 int first = sequence_start(starts, b, i, T);
                 for (int j = 0; j < T; j++) {
-                    bool seen = !windowed || j > i - c.window || (c.window_sink && j == first);
-                    row[j] = seen ? (pe_row ? pe_row[j] : 0) : -INFINITY;
+                    bool in_window = !windowed || j > i - c.window, sink = c.window_sink && j == first;
+                    int biased_as = sink && !in_window && c.window_near ? i - c.window : j;
+                    row[j] = in_window || sink ? (pe_row ? pe_row[biased_as] : 0) : -INFINITY;
                 }
             }
     return m->window_bias.data();

@@ -98,8 +98,8 @@ static std::string gpu_lacks(const RunConfig& c) {
     return "";
 }
 
-// --attention-window L:W[:prompt][:sink] (or L-M:W..., layers L to M) into the model's window
-// fields; "" leaves every layer whole
+// --attention-window L:W[:prompt][:sink[:near]] (or L-M:W..., layers L to M) into the model's
+// window fields; "" leaves every layer whole
 static void parse_window(const std::string& text, ModelConfig* mc) {
     if (text.empty()) return;
     auto is_count = [](const std::string& digits) {  // (6 digits at most, which stoi takes; a window past the sequence sees it all)
@@ -112,22 +112,26 @@ static void parse_window(const std::string& text, ModelConfig* mc) {
     std::string first = parts.empty() ? "" : parts[0].substr(0, dash), last = dash == std::string::npos ? first : parts[0].substr(dash + 1);
     bool ok = text.back() != ':' && parts.size() >= 2 && is_count(first) && is_count(last) && is_count(parts[1]);
     for (size_t k = 2; ok && k < parts.size(); k++) {
-        bool* option = parts[k] == "prompt" ? &mc->window_prompt : parts[k] == "sink" ? &mc->window_sink : nullptr;
+        bool* option = parts[k] == "prompt" ? &mc->window_prompt
+                       : parts[k] == "sink" ? &mc->window_sink
+                       : parts[k] == "near" ? &mc->window_near
+                                            : nullptr;
         ok = option && !*option;  // each option once
         if (ok) *option = true;
     }
     if (!ok)
-        fail("--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '%s'",
+        fail("--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '%s'",
              text.c_str());
     mc->window_from = std::stoi(first);
     mc->window_to = std::stoi(last);
     mc->window = std::stoi(parts[1]);
 }
 
-// how results.json and dev/report name a window: "L:W" (or "L-M:W"), then ":prompt" and ":sink" where given
+// how results.json and dev/report name a window: "L:W" (or "L-M:W"), then ":prompt", ":sink" and ":near" where given
 static std::string window_name(const ModelConfig& mc) {
     if (mc.window_from < 0) return "none";
-    return format_text("%s:%d%s%s", mc.window_layers().c_str(), mc.window, mc.window_prompt ? ":prompt" : "", mc.window_sink ? ":sink" : "");
+    return format_text("%s:%d%s%s%s", mc.window_layers().c_str(), mc.window, mc.window_prompt ? ":prompt" : "", mc.window_sink ? ":sink" : "",
+                       mc.window_near ? ":near" : "");
 }
 
 // the model the flags describe, for a vocabulary of V and sequences of up to max_T tokens
@@ -951,10 +955,10 @@ static void report(Run* r, bool write_files) {
     std::string scaling = c.rope_scaling != ROPE_UNSCALED ? std::string(" (") + ROPE_SCALING_NAMES[c.rope_scaling] + " scaling past the training lengths)" : "";
     std::string drawn = c.eval_positions == EVAL_DRAWN ? format_text(" (positions drawn from 0-%d in evaluation too)", c.random_positions - 1) : "";
     const ModelConfig& mc = r->model.config;
+    const char* sink = !mc.window_sink ? "" : mc.window_near ? " and the first, biased as just before them" : " and the first";
     std::string window = mc.window_from < 0 ? ""
                          : format_text(" (layer%s %s's queries%s seeing only their %d latest tokens%s)", mc.window_from < mc.window_to ? "s" : "",
-                                       mc.window_layers().c_str(),
-                                       mc.window_prompt ? " of the prompt" : "", mc.window, mc.window_sink ? " and the first" : "");
+                                       mc.window_layers().c_str(), mc.window_prompt ? " of the prompt" : "", mc.window, sink);
     std::string pe = c.pe + scaling + drawn + window;
     std::string checkpoint =
         r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())

@@ -325,14 +325,15 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
     } bad[] = {{"1:4", "--attention-window 1:4: the model has layers 0 to 0"},
                {"0-1:4", "--attention-window 0-1:4: the model has layers 0 to 0"},
                {"1-0:4", "--attention-window 1-0:4: the first layer comes first"},
-               {"0-:4", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0-:4'"},
+               {"0:4:near", "--attention-window 0:4:near moves the first token kept by :sink: add :sink"},
+               {"0-:4", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0-:4'"},
                {"0:0", "--attention-window 0:0: a query sees at least itself (W >= 1)"},
-               {"0-4", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0-4'"},
-               {"0:", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:'"},
-               {"0:4:", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:4:'"},
-               {"0:4:sink:sink", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:4:sink:sink'"},
-               {"0:4:answer", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:4:answer'"},
-               {"0:12345678", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink or both (say 0:20 or 0-3:20:sink), got '0:12345678'"}};
+               {"0-4", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0-4'"},
+               {"0:", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0:'"},
+               {"0:4:", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0:4:'"},
+               {"0:4:sink:sink", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0:4:sink:sink'"},
+               {"0:4:answer", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0:4:answer'"},
+               {"0:12345678", "--attention-window expects LAYER:TOKENS or FIRST-LAST:TOKENS, then :prompt, :sink, :near (say 0:20 or 0-3:20:sink), got '0:12345678'"}};
     for (const auto& b : bad) {
         std::string problem = error_problem(train("--load " + model + " --attention-window " + b.window), b.error);
         TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());

@@ -763,6 +763,36 @@ static void test_a_window_with_a_sink_keeps_the_first_token(void) {
         }
 }
 
+// :sink:near biases the kept first token as though it stood just before the window, at
+// distance W: with a PE whose bias reads the distance alone, a one-layer model's position i then
+// computes what the first token followed by the window's W latest tokens compute alone (there
+// the first token is W back). Without :near it keeps its own distance, and other logits.
+static void test_a_near_sink_is_biased_as_just_before_the_window(void) {
+    const int T = 8, W = 3;
+    int tokens[T] = {3, 4, 5, 9, 2, 7, 7, 10};
+    for (PEKind pe : {PE_ALIBI, PE_T5, PE_KERPLE_LOG, PE_KERPLE_POWER}) {
+        ModelConfig c = tiny_config(pe, 0.0f, 1);
+        Model alone, near, far;
+        init_for_test(&alone, c, 1, 15);
+        c.window_from = c.window_to = 0, c.window = W, c.window_sink = true;
+        init_for_test(&far, c, 1, 15);
+        c.window_near = true;
+        init_for_test(&near, c, 1, 15);
+        model_forward(&near, tokens, nullptr, 1, T, NO_DROPOUT);
+        model_forward(&far, tokens, nullptr, 1, T, NO_DROPOUT);
+        const int V = c.V;
+        bool moved = false;
+        for (int i = W; i < T; i++) {
+            int seen[W + 1] = {tokens[0]};
+            std::copy(tokens + i - W + 1, tokens + i + 1, seen + 1);
+            model_forward(&alone, seen, nullptr, 1, W + 1, NO_DROPOUT);
+            TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-12, alone.act(A_LOGITS) + W * V, near.act(A_LOGITS) + i * V, V, PE_NAMES[pe]);
+            for (int v = 0; v < V; v++) moved |= near.act(A_LOGITS)[i * V + v] != far.act(A_LOGITS)[i * V + v];
+        }
+        TEST_ASSERT_MESSAGE(moved, "the first token's distance changed no logit, so the test proves nothing");
+    }
+}
+
 // L:W:prompt windows the prompt's queries alone: in a one-layer model the prompt's logits are
 // the windowed model's and the answer's the whole model's, exactly; and greedy decoding with
 // the KV cache, told the prompt's length, computes what a full forward told it computes.
@@ -910,6 +940,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_windowed_layer_sees_its_latest_tokens_as_a_sequence);
     RUN_TEST(test_windowed_layers_bound_what_a_position_reads);
     RUN_TEST(test_a_window_with_a_sink_keeps_the_first_token);
+    RUN_TEST(test_a_near_sink_is_biased_as_just_before_the_window);
     RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
     return UNITY_END();
