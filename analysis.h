@@ -18,9 +18,13 @@
      first key follows the count of one word, or of every token, over the queries that predict
      the answer; and its table row by row (which rows training left at zero, and where the rows
      alternate)
+   - where a token is, as the residual stream says: a linear probe of each prompt token's
+     position from the state entering each layer, fitted on in-distribution examples and read
+     past them (Theorem 1 asks whether a model writes the position; the probe, how far it does)
 
  Attention here is post-softmax probabilities, teacher-forced on the gold sequence (prompt,
- target, <eos>), without dropout. Row t of a head holds keys 0..t (causal); the rest is 0.
+ target, <eos>), without dropout. Row t of a head holds keys 0..t (causal); the rest is 0. The
+ residual stream is the model's activations on that pass, before each layer's norm.
 */
 #pragma once
 
@@ -39,13 +43,17 @@
 // the dump
 
 static const int32_t ATTENTION_DUMP_MAGIC = 20261124;
-static const int32_t ATTENTION_DUMP_VERSION = 2;  // 2 added the words and CoPE's positions and table; 1 still reads
+// 2 added the words and CoPE's positions and table, 3 the residual stream; 1 and 2 still read
+static const int32_t ATTENTION_DUMP_VERSION = 3;
 // the most words a dump's vocabulary may have, and a dump without words the largest token + 1:
 // the analyses keep a count or a sum per word
 static const int32_t MAX_DUMP_WORDS = 1 << 20;
 
+// an example's split, as SplitKind (tasks.h, which the dev/ tools do not include) numbers it
+static const int DUMP_VALID = 1, DUMP_TEST = 2;
+
 struct AttentionExample {
-    int split = 0;       // 1 valid, 2 test (SplitKind)
+    int split = 0;       // DUMP_VALID or DUMP_TEST
     int index = 0;       // the example's index in its split
     int length = 0;      // λ
     int prompt_len = 0;  // tokens before the target: the answer's first token is at prompt_len
@@ -53,15 +61,19 @@ struct AttentionExample {
     std::vector<int> tokens;
     std::vector<float> probs;      // (L, NH, T, T)
     std::vector<float> positions;  // (L, NH, T, T): CoPE's p_tj, where query t sees key j; empty for other PEs
+    std::vector<float> states;     // (L + 1, T, C): the residual stream entering each layer, then leaving the last; empty without
 
     const float* row(int NH, int layer, int head, int t) const { return probs.data() + (((size_t)layer * NH + head) * T + t) * T; }
     const float* position_row(int NH, int layer, int head, int t) const {
         return positions.data() + (((size_t)layer * NH + head) * T + t) * T;
     }
+    // token t's residual stream where state s is: 0 entering layer 0 (the embedding), s after layer s - 1
+    const float* state(int C, int s, int t) const { return states.data() + ((size_t)s * T + t) * C; }
 };
 
 struct AttentionDump {
     int L = 0, NH = 0;
+    int C = 0;                   // the residual stream's width, where every example holds its states (version 3); 0: none
     bool has_positions = false;  // every example holds CoPE's positions, and the dump CoPE's table
     Words words;                 // token id -> word (empty in a version 1 dump)
     // CoPE's table e, the rows the positions read: one for every layer, or one per layer (--pe-per-layer)
@@ -73,22 +85,24 @@ struct AttentionDump {
 };
 
 // Layout, little-endian: int32 magic, version, L, NH, number of examples, number of words,
-// has_positions (0 or 1); each word as int32 byte count and its bytes; with has_positions, int32
-// table copies, rows, width and the table's copies·rows·width float32; then per example int32
-// split, index, λ, prompt_len, T, T tokens, L·NH·T·T float32 probabilities, and with
-// has_positions L·NH·T·T float32 positions. (Version 1 had no words, positions or table, nor
-// the two header fields that count them.)
+// has_positions (0 or 1), C (0: no states); each word as int32 byte count and its bytes; with
+// has_positions, int32 table copies, rows, width and the table's copies·rows·width float32;
+// then per example int32 split, index, λ, prompt_len, T, T tokens, L·NH·T·T float32
+// probabilities, with has_positions L·NH·T·T float32 positions, and with C > 0 (L + 1)·T·C
+// float32 states. (Version 2 had no C nor states; version 1 no words, positions or table either,
+// nor the header fields that count them.)
 inline void write_attention_dump(const std::string& path, const AttentionDump& d) {
     FILE* f = fopen(path.c_str(), "wb");
     if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
     auto ints = [&](std::vector<int32_t> v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
     auto floats = [&](const std::vector<float>& v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
-    bool written = ints({ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, d.L, d.NH, (int32_t)d.examples.size(), (int32_t)d.words.size(), d.has_positions});
+    bool written = ints({ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, d.L, d.NH, (int32_t)d.examples.size(), (int32_t)d.words.size(), d.has_positions,
+                         d.C});
     for (const std::string& w : d.words) written = written && ints({(int32_t)w.size()}) && fwrite(w.data(), 1, w.size(), f) == w.size();
     if (d.has_positions) written = written && ints({d.table_copies, d.table_rows, d.table_width}) && floats(d.table);
     for (const AttentionExample& e : d.examples)
         written = written && ints({e.split, e.index, e.length, e.prompt_len, e.T}) && ints(std::vector<int32_t>(e.tokens.begin(), e.tokens.end())) &&
-                  floats(e.probs) && (!d.has_positions || floats(e.positions));
+                  floats(e.probs) && (!d.has_positions || floats(e.positions)) && (d.C == 0 || floats(e.states));
     written = written && fflush(f) == 0;
     int error = errno;
     if (fclose(f) != 0 || !written) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
@@ -122,8 +136,9 @@ inline AttentionDump read_attention_dump(const std::string& path) {
         fclose(f), fail("%s is not an attention dump of version 1 to %d", path.c_str(), ATTENTION_DUMP_VERSION);
     std::vector<int32_t> more = h[1] >= 2 ? ints(2) : std::vector<int32_t>{0, 0};  // words, has_positions
     AttentionDump d;
-    d.L = h[2], d.NH = h[3], d.has_positions = more[1] == 1;
-    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0 || more[0] < 0 || more[0] > MAX_DUMP_WORDS || more[1] < 0 || more[1] > 1)
+    d.L = h[2], d.NH = h[3], d.has_positions = more[1] == 1, d.C = h[1] >= 3 ? ints(1)[0] : 0;
+    if (d.L < 1 || d.NH < 1 || d.L > 4096 || d.NH > 4096 || h[4] < 0 || more[0] < 0 || more[0] > MAX_DUMP_WORDS || more[1] < 0 || more[1] > 1 ||
+        d.C < 0 || d.C > 65536)
         fclose(f), fail("%s has an impossible header", path.c_str());
     for (int i = 0; i < more[0]; i++) {
         int32_t bytes = ints(1)[0];
@@ -153,6 +168,7 @@ inline AttentionDump read_attention_dump(const std::string& path) {
             if (token < 0 || token >= words) fclose(f), fail("%s: example %d has token %d, not a word", path.c_str(), i, token);
         x.probs = floats((size_t)d.L * d.NH * x.T * x.T);
         if (d.has_positions) x.positions = floats(x.probs.size());
+        if (d.C > 0) x.states = floats((size_t)(d.L + 1) * x.T * d.C);
         d.examples.push_back(std::move(x));
     }
     fclose(f);
@@ -489,4 +505,120 @@ inline std::vector<CopeTableRow> cope_table_rows(const AttentionDump& d, int cop
         if (rows[m].norm > 0 && rows[m - 1].norm > 0) rows[m].cos_previous = dot_previous / (rows[m].norm * rows[m - 1].norm);
     }
     return rows;
+}
+
+// ----------------------------------------------------------------------------
+// where a token is: a linear probe of the residual stream
+
+// y ≈ w·x + b by least squares over rows of d features, with a ridge of 1e-6 of the features'
+// mean variance: enough to keep a feature that never varies from making the system singular,
+// far too little to bend the fit. Solved by Cholesky on the centred normal equations.
+struct LinearFit {
+    std::vector<double> w;
+    double b = 0;
+
+    double predict(const float* x) const {
+        double y = b;
+        for (size_t k = 0; k < w.size(); k++) y += w[k] * x[k];
+        return y;
+    }
+};
+
+inline LinearFit least_squares(const std::vector<const float*>& rows, const std::vector<double>& targets, int d) {
+    size_t n = rows.size();
+    if (n == 0 || targets.size() != n) fail("internal error: least_squares of %zu rows and %zu targets", n, targets.size());
+    std::vector<double> mean_x(d, 0), A((size_t)d * d, 0), rhs(d, 0);
+    double mean_y = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < d; k++) mean_x[k] += rows[i][k] / (double)n;
+        mean_y += targets[i] / n;
+    }
+    std::vector<double> x(d);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < d; k++) x[k] = rows[i][k] - mean_x[k];
+        for (int j = 0; j < d; j++) {
+            rhs[j] += x[j] * (targets[i] - mean_y);
+            for (int k = 0; k <= j; k++) A[(size_t)j * d + k] += x[j] * x[k];
+        }
+    }
+    double trace = 0;
+    for (int k = 0; k < d; k++) trace += A[(size_t)k * d + k];
+    double ridge = std::max(1e-6 * trace / d, 1e-12);
+    for (int k = 0; k < d; k++) A[(size_t)k * d + k] += ridge;
+    // A = G Gᵀ (G lower, kept in A's lower triangle), then G z = rhs and Gᵀ w = z
+    for (int j = 0; j < d; j++) {
+        for (int k = 0; k < j; k++) {
+            double sum = A[(size_t)j * d + k];
+            for (int m = 0; m < k; m++) sum -= A[(size_t)j * d + m] * A[(size_t)k * d + m];
+            A[(size_t)j * d + k] = sum / A[(size_t)k * d + k];
+        }
+        double pivot = A[(size_t)j * d + j];
+        for (int m = 0; m < j; m++) pivot -= A[(size_t)j * d + m] * A[(size_t)j * d + m];
+        if (!(pivot > 0)) fail("the probe's features are not finite");
+        A[(size_t)j * d + j] = sqrt(pivot);
+    }
+    LinearFit fit;
+    fit.w = rhs;
+    for (int j = 0; j < d; j++) {
+        for (int k = 0; k < j; k++) fit.w[j] -= A[(size_t)j * d + k] * fit.w[k];
+        fit.w[j] /= A[(size_t)j * d + j];
+    }
+    for (int j = d - 1; j >= 0; j--) {
+        for (int k = j + 1; k < d; k++) fit.w[j] -= A[(size_t)k * d + j] * fit.w[k];
+        fit.w[j] /= A[(size_t)j * d + j];
+    }
+    fit.b = mean_y;
+    for (int k = 0; k < d; k++) fit.b -= fit.w[k] * mean_x[k];
+    return fit;
+}
+
+// A probe of the prompt tokens' positions from one state of the residual stream: fitted to
+// every other valid example of the dump (the first, third, ...), read on the valid examples
+// between them (held out) and on test, by the token's position.
+struct ProbeTally {
+    long n = 0;
+    double prediction = 0, error = 0;  // sums of the prediction and of its |error|
+};
+
+struct PositionProbe {
+    LinearFit fit;
+    long fitted = 0;           // tokens fitted
+    int longest_fitted = -1;   // the last position among them
+    std::map<int, ProbeTally> by_position[3];  // [DUMP_VALID] the held-out examples, [DUMP_TEST] test
+
+    // the mean |error| over the split's positions in [lo, hi] (NaN where there are none)
+    double error(int split, int lo, int hi) const {
+        ProbeTally sum;
+        for (const auto& [t, tally] : by_position[split])
+            if (t >= lo && t <= hi) sum.n += tally.n, sum.error += tally.error;
+        return sum.n ? sum.error / sum.n : NAN;
+    }
+};
+
+inline PositionProbe position_probe(const AttentionDump& d, int state) {
+    if (d.C == 0) fail("the dump holds no residual stream (it was written before version 3)");
+    if (state < 0 || state > d.L) fail("internal error: state %d of a model of %d layers", state, d.L);
+    PositionProbe probe;
+    std::vector<const float*> rows;
+    std::vector<double> positions;
+    int valid_seen = 0;
+    std::vector<std::pair<const AttentionExample*, int>> read;  // each example not fitted, and the split it counts in
+    for (const AttentionExample& e : d.examples) {
+        if (e.split == DUMP_VALID && valid_seen++ % 2 == 0) {
+            for (int t = 0; t < e.prompt_len; t++) rows.push_back(e.state(d.C, state, t)), positions.push_back(t);
+            probe.longest_fitted = std::max(probe.longest_fitted, e.prompt_len - 1);
+        } else if (e.split == DUMP_VALID || e.split == DUMP_TEST) {
+            read.push_back({&e, e.split});
+        }
+    }
+    if (rows.size() < 2) fail("the probe needs valid examples to fit: the dump has %d", valid_seen);
+    probe.fit = least_squares(rows, positions, d.C);
+    probe.fitted = (long)rows.size();
+    for (const auto& [e, split] : read)
+        for (int t = 0; t < e->prompt_len; t++) {
+            double y = probe.fit.predict(e->state(d.C, state, t));
+            ProbeTally& tally = probe.by_position[split][t];
+            tally.n++, tally.prediction += y, tally.error += fabs(y - t);
+        }
+    return probe;
 }

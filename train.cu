@@ -1175,15 +1175,16 @@ static void run_training(RunConfig* c) {
 
 // --dump-attention: the first N examples of every length of valid (in-distribution lengths) and
 // of test (the longer ones), teacher-forced on the CPU one at a time, every layer's and head's
-// probabilities (and CoPE's positions and table) into one file (analysis.h), and heatmaps of
-// the first valid and the first test example beside it (FILE.valid.svg, FILE.test.svg). With
-// --eval-positions drawn each example sits at the positions evaluation draws for it.
+// probabilities (and CoPE's positions and table) and the residual stream into one file
+// (analysis.h), and heatmaps of the first valid and the first test example beside it
+// (FILE.valid.svg, FILE.test.svg). With --eval-positions drawn each example sits at the
+// positions evaluation draws for it.
 static void dump_attention(Run* r) {
     RunConfig& c = *r->config;
     Model& m = r->model;  // the host copy: on the CPU, batch 1 fits whatever device trained it
     const ModelConfig& mc = m.config;
     AttentionDump dump;
-    dump.L = mc.L, dump.NH = mc.NH, dump.has_positions = pe_has_context_bias(mc.pe), dump.words = r->data.vocab.words;
+    dump.L = mc.L, dump.NH = mc.NH, dump.C = mc.C, dump.has_positions = pe_has_context_bias(mc.pe), dump.words = r->data.vocab.words;
     if (dump.has_positions) {
         dump.table_copies = param_copies(mc, P_PE_TABLE), dump.table_rows = m.pe().max_pos, dump.table_width = mc.HS();
         for (int l = 0; l < dump.table_copies; l++)
@@ -1203,6 +1204,10 @@ static void dump_attention(Run* r) {
             model_forward(&m, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT, 0, batch.places());
             size_t plane = (size_t)mc.NH * e.T * e.T;
             for (int l = 0; l < mc.L; l++) e.probs.insert(e.probs.end(), m.act(A_ATT, l), m.act(A_ATT, l) + plane);
+            for (int s = 0; s <= mc.L; s++) {  // the residual stream entering each layer, then leaving the last
+                const real* state = s < mc.L ? m.act(A_RES_IN, s) : m.act(A_RES_OUT);
+                e.states.insert(e.states.end(), state, state + (size_t)e.T * mc.C);
+            }
             if (dump.has_positions) {
                 e.positions.resize(mc.L * plane);
                 for (int l = 0; l < mc.L; l++)

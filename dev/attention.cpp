@@ -53,6 +53,16 @@
        DIR/gates.tsv, DIR/counting.tsv, DIR/table.tsv and DIR/reach.tsv (each head's largest
        p_t0 at each length), and prints a line per head and table.
 
+   dev/attention probe --out DIR LABEL=DUMP.bin [...] [--edges 0,5,10,...]
+       Theorem 1 in a trained model: does the residual stream say where each prompt token is,
+       and how far past training? For every state (entering each layer, and the last layer's
+       output), a least-squares probe of the prompt tokens' positions, fitted to every other
+       valid example and read on the rest of valid and on test: its mean |error| in and past
+       the positions it was fitted to, and its mean prediction in each bin of test's positions
+       (--edges; default every 5), where a code that stops at training's positions shows as a
+       prediction that stops growing. Writes DIR/probe.tsv (by position) and prints a line per
+       state. Needs dumps of version 3 (./train of 2026-11-27 or later).
+
  Dumps compared by `distance` must hold the same examples: dump them from runs of one task and
  data seed, with the same --dump-per-length.
 */
@@ -133,8 +143,8 @@ static std::vector<int> edges_option(const std::string& text) {
 }
 
 static int split_option(const std::string& name) {
-    if (name == "valid") return 1;
-    if (name == "test") return 2;
+    if (name == "valid") return DUMP_VALID;
+    if (name == "test") return DUMP_TEST;
     fail("--split takes valid or test, not '%s'", name.c_str());
 }
 
@@ -501,18 +511,57 @@ static void scores_command(const AttentionArgs& a) {
     printf("wrote %s/scores.tsv\n", a.out.c_str());
 }
 
+// the state s of a model of L layers, as the printed lines name it
+static std::string state_name(int s, int L) { return s == 0 ? "embedding" : s == L ? "last layer's output" : format_text("after layer %d", s - 1); }
+
+static void probe_command(const AttentionArgs& a) {
+    if (a.inputs.empty()) fail("probe needs at least one LABEL=DUMP.bin");
+    std::string tsv = "label\tstate\tsplit\tposition\ttokens\tmean_prediction\tmean_abs_error\n";
+    for (const std::string& input : a.inputs) {
+        Labelled l = read_labelled(input);
+        const AttentionDump& d = l.dump;
+        std::vector<int> edges = a.edges;  // default: every 5 positions up to the longest prompt
+        int longest = 0;
+        for (const AttentionExample& e : d.examples) longest = std::max(longest, e.prompt_len);
+        if (edges.empty())
+            for (int p = 0; p == 0 || p < longest; p += 5) edges.push_back(p);
+        printf("%s: where each prompt token is, read linearly from the residual stream\n", l.label.c_str());
+        for (int s = 0; s <= d.L; s++) {
+            PositionProbe probe = position_probe(d, s);
+            int seen = probe.longest_fitted;
+            printf("  state %d (%s): |error| held-out valid %.2f, test at positions 0-%d %.2f, past %d %.2f; mean prediction by position:", s,
+                   state_name(s, d.L).c_str(), probe.error(DUMP_VALID, 0, seen), seen, probe.error(DUMP_TEST, 0, seen), seen,
+                   probe.error(DUMP_TEST, seen + 1, INT_MAX));
+            for (int b = 0; b < (int)edges.size(); b++) {
+                ProbeTally bin;
+                for (const auto& [t, tally] : probe.by_position[DUMP_TEST])
+                    if (key_bin(edges, t) == b) bin.n += tally.n, bin.prediction += tally.prediction;
+                if (bin.n) printf(" %s %.1f", bin_name(edges, b).c_str(), bin.prediction / bin.n);
+            }
+            printf(" (test)\n");
+            for (int split : {DUMP_VALID, DUMP_TEST})
+                for (const auto& [t, tally] : probe.by_position[split])
+                    tsv += format_text("%s\t%d\t%s\t%d\t%ld\t%.4f\t%.4f\n", l.label.c_str(), s, split == DUMP_VALID ? "valid" : "test", t, tally.n,
+                                       tally.prediction / tally.n, tally.error / tally.n);
+        }
+    }
+    write_text(a.out + "/probe.tsv", tsv);
+    printf("wrote %s/probe.tsv\n", a.out.c_str());
+}
+
 static void attention_main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
-    const char* commands[] = {"distance", "histogram", "attends", "span", "scores", "positions"};
+    const char* commands[] = {"distance", "histogram", "attends", "span", "scores", "positions", "probe"};
     if (std::find(std::begin(commands), std::end(commands), command) == std::end(commands))
-        fail("usage: dev/attention distance|histogram|attends|span|scores|positions --out DIR ... (see dev/attention.cpp)");
+        fail("usage: dev/attention distance|histogram|attends|span|scores|positions|probe --out DIR ... (see dev/attention.cpp)");
     AttentionArgs a = parse_attention_args(argc, argv);
     if (command == "distance") distance_command(a);
     else if (command == "histogram") histogram_command(a);
     else if (command == "attends") attends_command(a);
     else if (command == "span") span_command(a);
     else if (command == "scores") scores_command(a);
-    else positions_command(a);
+    else if (command == "positions") positions_command(a);
+    else probe_command(a);
 }
 
 #ifndef TESTING

@@ -34,6 +34,14 @@ static std::string run_attention(std::vector<const char*> args) {
     return out.text();
 }
 
+// dev/attention COMMAND on dump d, written to a fresh directory; returns what it printed
+static std::string run_attention_dump(const AttentionDump& d, const char* command) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern), input = "d=" + dir + "/d.bin", out = dir + "/out";
+    write_attention_dump(dir + "/d.bin", d);
+    return run_attention({command, "--out", out.c_str(), input.c_str()});
+}
+
 static std::string text_of(const std::string& path) {
     std::ifstream f(path);
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -102,11 +110,16 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     d.L = 2, d.NH = 3;
     d.examples.push_back(one_hot_example(5, 2, 3, 2, 4, to_previous));
     d.examples.push_back(one_hot_example(3, 2, 3, 1, 2, to_self));
+    d.C = 2;
+    for (AttentionExample& e : d.examples)
+        for (int k = 0; k < (d.L + 1) * e.T * d.C; k++) e.states.push_back(0.5f * k - 3);
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string path = std::string(mkdtemp(pattern)) + "/attention.bin";
     write_attention_dump(path, d);
     AttentionDump back = read_attention_dump(path);
     TEST_ASSERT_EQUAL_INT(3, back.NH);
+    TEST_ASSERT_EQUAL_INT(2, back.C);
+    TEST_ASSERT_MESSAGE(back.examples[0].states == d.examples[0].states && back.examples[1].states == d.examples[1].states, "the states");
     TEST_ASSERT_EQUAL_INT(2, back.examples.size());
     TEST_ASSERT_MESSAGE(back.examples[0].probs == d.examples[0].probs && back.examples[1].tokens == d.examples[1].tokens, "round trip");
     TEST_ASSERT_EQUAL_INT(4, back.examples[0].length);
@@ -116,14 +129,15 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_THROWS_WITH(write_attention_dump("/dev/full", d), "can not write /dev/full: No space left on device");
     // sizes that ask for 2^58 bytes of probabilities: refused as truncated, before any allocation
     FILE* f = fopen(path.c_str(), "wb");
-    std::vector<int32_t> huge = {ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, 4096, 4096, 1, 0, 0, SPLIT_TEST, 0, 1, 0, 65536};
+    std::vector<int32_t> huge = {ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, 4096, 4096, 1, 0, 0, 0, SPLIT_TEST, 0, 1, 0, 65536};
     huge.resize(huge.size() + 65536, 0);  // the tokens
     fwrite(huge.data(), 4, huge.size(), f);
     fclose(f);
     TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "is truncated");
 }
 
-// version 2 keeps the words and CoPE's positions and table; a version 1 dump (none) still reads
+// version 2 keeps the words and CoPE's positions and table; a version 1 dump (none) still reads, and a
+// version 2 one (no residual stream)
 static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(void) {
     AttentionDump d;
     d.L = 1, d.NH = 2, d.has_positions = true, d.words = {"<pad>", "<eos>", "a", "b", "c", "d", "e"};
@@ -147,6 +161,15 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     fclose(f);
     AttentionDump v1 = read_attention_dump(dir + "/v1.bin");
     TEST_ASSERT_MESSAGE(!v1.has_positions && v1.words.empty() && v1.examples[0].probs == e.probs && v1.examples[0].tokens == e.tokens, "version 1");
+    // version 2: the header's words and has_positions, no C, no states
+    f = fopen((dir + "/v2-no-states.bin").c_str(), "wb");
+    ints = {ATTENTION_DUMP_MAGIC, 2, 1, 2, 1, 0, 0, e.split, e.index, e.length, e.prompt_len, e.T};
+    ints.insert(ints.end(), e.tokens.begin(), e.tokens.end());
+    fwrite(ints.data(), 4, ints.size(), f);
+    fwrite(e.probs.data(), 4, e.probs.size(), f);
+    fclose(f);
+    AttentionDump v2 = read_attention_dump(dir + "/v2-no-states.bin");
+    TEST_ASSERT_MESSAGE(v2.C == 0 && v2.examples[0].states.empty() && v2.examples[0].probs == e.probs, "version 2");
     TEST_ASSERT_THROWS_WITH(cope_head(v1, 0, 0), "the dump holds no CoPE positions");
     // a token past the words is refused, not read out of bounds
     d.words.resize(4);
@@ -374,6 +397,59 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
     TEST_ASSERT_THROWS_WITH(attention_main(6, (char**)none), "empty.bin holds no examples to compare");
 }
 
+// least_squares recovers a linear law exactly (to rounding) from rows with a constant feature,
+// which only the ridge keeps solvable, and a feature of noise
+static void test_least_squares_recovers_a_linear_law(void) {
+    Rng rng{7};
+    std::vector<std::vector<float>> xs;
+    std::vector<double> ys;
+    for (int i = 0; i < 200; i++) {
+        xs.push_back({(float)rng.normal(), 1.0f, (float)rng.normal()});
+        ys.push_back(3.0 - 2.0 * xs.back()[0] + 0.5 * xs.back()[2]);
+    }
+    std::vector<const float*> rows;
+    for (const auto& x : xs) rows.push_back(x.data());
+    LinearFit fit = least_squares(rows, ys, 3);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-4, -2.0, fit.w[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-4, 0.5, fit.w[2]);
+    float x[3] = {10, 1, -4};  // far from the rows: a line extends
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 3.0 - 20.0 - 2.0, fit.predict(x));
+}
+
+// position_probe on hand-built states: state 0 holds the position itself (beside noise), so the
+// probe reads it at every test position, past the fitted ones too; state 1 a code that stops
+// at 9, so past position 9 the probe's prediction stops with it. A dump without states is refused.
+static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1, d.C = 2;
+    Rng rng{8};
+    for (int i = 0; i < 20; i++)
+        for (int split : {DUMP_VALID, DUMP_TEST}) {
+            int prompt_len = split == DUMP_VALID ? 4 + i % 7 : 20;  // fitted: positions 0-9
+            AttentionExample e = one_hot_example(prompt_len + 2, 1, 1, prompt_len, prompt_len, to_self);
+            e.split = split;
+            for (int s = 0; s < 2; s++)
+                for (int t = 0; t < e.T; t++) e.states.insert(e.states.end(), {(float)(s == 0 ? t : std::min(t, 9)), (float)rng.normal()});
+            d.examples.push_back(e);
+        }
+    PositionProbe exact = position_probe(d, 0), stopped = position_probe(d, 1);
+    TEST_ASSERT_EQUAL_INT(9, exact.longest_fitted);
+    TEST_ASSERT_EQUAL_INT(4 + 6 + 8 + 10 + 5 + 7 + 9 + 4 + 6 + 8, exact.fitted);  // the prompts of valid examples 0, 2, ..., 18
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, exact.error(DUMP_VALID, 0, 9));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, exact.error(DUMP_TEST, 10, 19));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, stopped.error(DUMP_TEST, 0, 9));
+    const ProbeTally& last = stopped.by_position[DUMP_TEST].at(19);
+    TEST_ASSERT_EQUAL_INT(20, last.n);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 9.0, last.prediction / last.n);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 5.5, stopped.error(DUMP_TEST, 10, 19));  // the mean of 1..10
+    TEST_ASSERT_TRUE(std::isnan(stopped.error(DUMP_VALID, 10, 19)));         // valid has no position past 9
+    std::string out = run_attention_dump(d, "probe");
+    TEST_ASSERT_MESSAGE(out.find("state 1 (last layer's output): |error| held-out valid 0.00, test at positions 0-9 0.00, past 9 5.50") != std::string::npos,
+                        out.c_str());
+    d.C = 0;
+    TEST_ASSERT_THROWS_WITH(position_probe(d, 0), "the dump holds no residual stream (it was written before version 3)");
+}
+
 // ----------------------------------------------------------------------------
 // a real model
 
@@ -437,6 +513,11 @@ static void test_dump_attention_of_a_trained_model(void) {
     const AttentionExample& e = d.examples[0];
     model_forward(&r.model, e.tokens.data(), nullptr, 1, e.T, NO_DROPOUT);
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_ATT, 1), e.probs.data() + (size_t)d.NH * e.T * e.T, (size_t)d.NH * e.T * e.T, "layer 1");
+    // and so is the residual stream: entering layer 1, and leaving the last
+    TEST_ASSERT_EQUAL_INT(16, d.C);
+    TEST_ASSERT_EQUAL_INT((d.L + 1) * e.T * d.C, e.states.size());
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_RES_IN, 1), e.state(d.C, 1, 0), (size_t)e.T * d.C, "entering layer 1");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_RES_OUT), e.state(d.C, 2, 0), (size_t)e.T * d.C, "the last layer's output");
     std::string text = text_of(dir + "/att.bin.test.svg");
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
 }
@@ -706,6 +787,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attends_by_query_groups_by_the_predicted_word_or_its_index);
     RUN_TEST(test_attention_span_bins_the_first_query_by_distance_or_position);
     RUN_TEST(test_cope_head_finds_the_counted_word);
+    RUN_TEST(test_least_squares_recovers_a_linear_law);
+    RUN_TEST(test_the_position_probe_reads_a_code_as_far_as_it_goes);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dump_attention_of_a_trained_model);
     RUN_TEST(test_dump_attention_at_drawn_positions);

@@ -15,10 +15,11 @@
    fuzz_flags       a command line: NUL-separated arguments through parse_flags, find_mode and
                     the checks each mode makes before it does any work
    fuzz_dump        an attention dump for dev/attention: byte 0's lowest bit says whether to set
-                    the magic and a version (byte 0's next bit: 1, else 2), so that inputs get
-                    past that check to the sizes behind it; then each of dev/attention's six
-                    commands (attends by word and by index, span by distance and by position)
-                    reads it and writes its tables and plots, as from the command line
+                    the magic and a version (byte 0's third bit: 3, else its second: 1, else
+                    2), so that inputs get past that check to the sizes behind it; then each of
+                    dev/attention's seven commands (attends by word and by index, span by
+                    distance and by position) reads it and writes its tables and plots, as from
+                    the command line
    fuzz_results     the run files of a sweep for dev/report: up to three runs, each a config.json
                     and a results.json, the six texts NUL-separated (a run whose results.json is
                     missing is unfinished); the whole report is written
@@ -164,13 +165,13 @@ static int fuzz_flags(const uint8_t* data, size_t size) {
 static int fuzz_dump(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
     std::vector<uint8_t> file(data + 1, data + size);
-    if ((data[0] & 1) && file.size() >= 8) store_u32(&file, 0, ATTENTION_DUMP_MAGIC), store_u32(&file, 1, data[0] & 2 ? 1 : 2);
+    if ((data[0] & 1) && file.size() >= 8) store_u32(&file, 0, ATTENTION_DUMP_MAGIC), store_u32(&file, 1, data[0] & 4 ? 3 : data[0] & 2 ? 1 : 2);
     static const std::string path = fuzz_path("dump") + ".bin", out = fuzz_path("dump");
     if (!write_bytes(path, file)) return 0;
     const std::string labelled = "x=" + path;
     const std::vector<std::vector<std::string>> commands = {
         {"distance", path, labelled}, {"histogram", "--min-length", "0", labelled}, {"attends", labelled}, {"attends", "--by", "index", labelled},
-        {"span", labelled}, {"span", "--keys", "position", labelled}, {"scores", labelled}, {"positions", labelled}};
+        {"span", labelled}, {"span", "--keys", "position", labelled}, {"scores", labelled}, {"positions", labelled}, {"probe", labelled}};
     for (const std::vector<std::string>& command : commands) {
         std::vector<std::string> words = {"attention", command[0], "--out", out};
         words.insert(words.end(), command.begin() + 1, command.end());
