@@ -573,8 +573,10 @@ inline LinearFit least_squares(const std::vector<const float*>& rows, const std:
 }
 
 // A probe of the prompt tokens' positions from one state of the residual stream: fitted to
-// every other valid example of the dump (the first, third, ...), read on the valid examples
-// between them (held out) and on test, by the token's position.
+// every other example of one split (the first, third, ...), read on the examples between them
+// (held out) and on the other split, by the token's position. Fitted to valid it asks whether
+// the code of positions training made reads on past them; fitted to test, whether the
+// positions past training are in the state at all, however coded.
 struct ProbeTally {
     long n = 0;
     double prediction = 0, error = 0;  // sums of the prediction and of its |error|
@@ -582,9 +584,9 @@ struct ProbeTally {
 
 struct PositionProbe {
     LinearFit fit;
-    long fitted = 0;           // tokens fitted
-    int longest_fitted = -1;   // the last position among them
-    std::map<int, ProbeTally> by_position[3];  // [DUMP_VALID] the held-out examples, [DUMP_TEST] test
+    long fitted = 0;            // tokens fitted
+    int longest_valid = -1;     // the last position of valid's prompts: training's positions end there
+    std::map<int, ProbeTally> by_position[3];  // [DUMP_VALID], [DUMP_TEST]: each token read, not fitted
 
     // the mean |error| over the split's positions in [lo, hi] (NaN where there are none)
     double error(int split, int lo, int hi) const {
@@ -595,29 +597,27 @@ struct PositionProbe {
     }
 };
 
-inline PositionProbe position_probe(const AttentionDump& d, int state) {
+inline PositionProbe position_probe(const AttentionDump& d, int state, int fit_split = DUMP_VALID) {
     if (d.C == 0) fail("the dump holds no residual stream (it was written before version 3)");
     if (state < 0 || state > d.L) fail("internal error: state %d of a model of %d layers", state, d.L);
     PositionProbe probe;
     std::vector<const float*> rows;
     std::vector<double> positions;
-    int valid_seen = 0;
-    std::vector<std::pair<const AttentionExample*, int>> read;  // each example not fitted, and the split it counts in
+    std::vector<const AttentionExample*> read;  // the examples not fitted
+    int seen = 0;
     for (const AttentionExample& e : d.examples) {
-        if (e.split == DUMP_VALID && valid_seen++ % 2 == 0) {
+        if (e.split == DUMP_VALID) probe.longest_valid = std::max(probe.longest_valid, e.prompt_len - 1);
+        if (e.split == fit_split && seen++ % 2 == 0)
             for (int t = 0; t < e.prompt_len; t++) rows.push_back(e.state(d.C, state, t)), positions.push_back(t);
-            probe.longest_fitted = std::max(probe.longest_fitted, e.prompt_len - 1);
-        } else if (e.split == DUMP_VALID || e.split == DUMP_TEST) {
-            read.push_back({&e, e.split});
-        }
+        else if (e.split == DUMP_VALID || e.split == DUMP_TEST) read.push_back(&e);
     }
-    if (rows.size() < 2) fail("the probe needs valid examples to fit: the dump has %d", valid_seen);
+    if (rows.size() < 2) fail("the probe needs %s examples to fit: the dump has %d", fit_split == DUMP_VALID ? "valid" : "test", seen);
     probe.fit = least_squares(rows, positions, d.C);
     probe.fitted = (long)rows.size();
-    for (const auto& [e, split] : read)
+    for (const AttentionExample* e : read)
         for (int t = 0; t < e->prompt_len; t++) {
             double y = probe.fit.predict(e->state(d.C, state, t));
-            ProbeTally& tally = probe.by_position[split][t];
+            ProbeTally& tally = probe.by_position[e->split][t];
             tally.n++, tally.prediction += y, tally.error += fabs(y - t);
         }
     return probe;

@@ -53,15 +53,16 @@
        DIR/gates.tsv, DIR/counting.tsv, DIR/table.tsv and DIR/reach.tsv (each head's largest
        p_t0 at each length), and prints a line per head and table.
 
-   dev/attention probe --out DIR LABEL=DUMP.bin [...] [--edges 0,5,10,...]
+   dev/attention probe --out DIR LABEL=DUMP.bin [...] [--fit valid|test] [--edges 0,5,10,...]
        Theorem 1 in a trained model: does the residual stream say where each prompt token is,
        and how far past training? For every state (entering each layer, and the last layer's
        output), a least-squares probe of the prompt tokens' positions, fitted to every other
-       valid example and read on the rest of valid and on test: its mean |error| in and past
-       the positions it was fitted to, and its mean prediction in each bin of test's positions
-       (--edges; default every 5), where a code that stops at training's positions shows as a
-       prediction that stops growing. Writes DIR/probe.tsv (by position) and prints a line per
-       state. Needs dumps of version 3 (./train of 2026-11-27 or later).
+       valid example (--fit test: every other test example) and read on the rest: its mean
+       |error| on valid, and on test in and past valid's positions, and its mean prediction in
+       each bin of test's positions (--edges; default every 5). Fitted to valid, a code that
+       stops at training's positions shows as a prediction that stops growing; fitted to test,
+       a small error past them says the positions are there, however coded. Writes
+       DIR/probe.tsv (by position) and prints a line per state. Needs dumps of version 3.
 
  Dumps compared by `distance` must hold the same examples: dump them from runs of one task and
  data seed, with the same --dump-per-length.
@@ -98,6 +99,7 @@ struct AttentionArgs {
     std::vector<int> edges;           // --edges: span's and scores' distance bins; empty: 0, 1, 2, 4, 8, ...
     KeyMeasure keys = KEY_DISTANCE;   // --keys: span's bins by distance or by position
     int length = 0;                   // --length: the examples scores reads; 0: all
+    int fit = DUMP_VALID;             // --fit: the split probe fits to
     std::vector<std::string> inputs;
 };
 
@@ -142,10 +144,10 @@ static std::vector<int> edges_option(const std::string& text) {
     return edges;
 }
 
-static int split_option(const std::string& name) {
+static int split_option(const std::string& name, const std::string& option = "--split") {
     if (name == "valid") return DUMP_VALID;
     if (name == "test") return DUMP_TEST;
-    fail("--split takes valid or test, not '%s'", name.c_str());
+    fail("%s takes valid or test, not '%s'", option.c_str(), name.c_str());
 }
 
 static QueryGroup group_option(const std::string& name) {
@@ -178,8 +180,10 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
         else if (arg == "--edges") a.edges = edges_option(value());
         else if (arg == "--keys") a.keys = keys_option(value());
         else if (arg == "--length") a.length = count_option(arg, value());
+        else if (arg == "--fit") a.fit = split_option(value(), arg);
         else if (arg.rfind("--", 0) == 0)
-            fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split --by --ranges --edges --keys --length)", arg.c_str());
+            fail("unknown option '%s' (valid: --out --paper-jsd --min-length --bins --split --by --ranges --edges --keys --length --fit)",
+                 arg.c_str());
         else a.inputs.push_back(arg);
     }
     if (a.out.empty()) fail("--out DIR is required");
@@ -525,12 +529,14 @@ static void probe_command(const AttentionArgs& a) {
         for (const AttentionExample& e : d.examples) longest = std::max(longest, e.prompt_len);
         if (edges.empty())
             for (int p = 0; p == 0 || p < longest; p += 5) edges.push_back(p);
-        printf("%s: where each prompt token is, read linearly from the residual stream\n", l.label.c_str());
+        printf("%s: where each prompt token is, read linearly from the residual stream (fitted to every other %s example)\n", l.label.c_str(),
+               a.fit == DUMP_VALID ? "valid" : "test");
         for (int s = 0; s <= d.L; s++) {
-            PositionProbe probe = position_probe(d, s);
-            int seen = probe.longest_fitted;
-            printf("  state %d (%s): |error| held-out valid %.2f, test at positions 0-%d %.2f, past %d %.2f; mean prediction by position:", s,
-                   state_name(s, d.L).c_str(), probe.error(DUMP_VALID, 0, seen), seen, probe.error(DUMP_TEST, 0, seen), seen,
+            PositionProbe probe = position_probe(d, s, a.fit);
+            int seen = probe.longest_valid;
+            const char *valid = a.fit == DUMP_VALID ? " (held out)" : "", *test = a.fit == DUMP_TEST ? " (held out)" : "";
+            printf("  state %d (%s): |error| valid%s %.2f; test%s at positions 0-%d %.2f, past %d %.2f; mean prediction by test position:", s,
+                   state_name(s, d.L).c_str(), valid, probe.error(DUMP_VALID, 0, INT_MAX), test, seen, probe.error(DUMP_TEST, 0, seen), seen,
                    probe.error(DUMP_TEST, seen + 1, INT_MAX));
             for (int b = 0; b < (int)edges.size(); b++) {
                 ProbeTally bin;
@@ -538,7 +544,7 @@ static void probe_command(const AttentionArgs& a) {
                     if (key_bin(edges, t) == b) bin.n += tally.n, bin.prediction += tally.prediction;
                 if (bin.n) printf(" %s %.1f", bin_name(edges, b).c_str(), bin.prediction / bin.n);
             }
-            printf(" (test)\n");
+            printf("\n");
             for (int split : {DUMP_VALID, DUMP_TEST})
                 for (const auto& [t, tally] : probe.by_position[split])
                     tsv += format_text("%s\t%d\t%s\t%d\t%ld\t%.4f\t%.4f\n", l.label.c_str(), s, split == DUMP_VALID ? "valid" : "test", t, tally.n,

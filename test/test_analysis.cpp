@@ -418,7 +418,8 @@ static void test_least_squares_recovers_a_linear_law(void) {
 
 // position_probe on hand-built states: state 0 holds the position itself (beside noise), so the
 // probe reads it at every test position, past the fitted ones too; state 1 a code that stops
-// at 9, so past position 9 the probe's prediction stops with it. A dump without states is refused.
+// at 9, so past position 9 the probe's prediction stops with it, and no probe fitted to test
+// finds the positions there. A dump without states is refused.
 static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
     AttentionDump d;
     d.L = 1, d.NH = 1, d.C = 2;
@@ -433,7 +434,7 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
             d.examples.push_back(e);
         }
     PositionProbe exact = position_probe(d, 0), stopped = position_probe(d, 1);
-    TEST_ASSERT_EQUAL_INT(9, exact.longest_fitted);
+    TEST_ASSERT_EQUAL_INT(9, exact.longest_valid);
     TEST_ASSERT_EQUAL_INT(4 + 6 + 8 + 10 + 5 + 7 + 9 + 4 + 6 + 8, exact.fitted);  // the prompts of valid examples 0, 2, ..., 18
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, exact.error(DUMP_VALID, 0, 9));
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, exact.error(DUMP_TEST, 10, 19));
@@ -444,8 +445,12 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 5.5, stopped.error(DUMP_TEST, 10, 19));  // the mean of 1..10
     TEST_ASSERT_TRUE(std::isnan(stopped.error(DUMP_VALID, 10, 19)));         // valid has no position past 9
     std::string out = run_attention_dump(d, "probe");
-    TEST_ASSERT_MESSAGE(out.find("state 1 (last layer's output): |error| held-out valid 0.00, test at positions 0-9 0.00, past 9 5.50") != std::string::npos,
+    TEST_ASSERT_MESSAGE(out.find("state 1 (last layer's output): |error| valid (held out) 0.00; test at positions 0-9 0.00, past 9 5.50") != std::string::npos,
                         out.c_str());
+    // fitted to test: the position is in state 0 at every test position; state 1 holds none past 9,
+    // so however a line reads it, positions 10-19 get one prediction, wrong by 2.5 on average at best
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, position_probe(d, 0, DUMP_TEST).error(DUMP_TEST, 10, 19));
+    TEST_ASSERT_TRUE(position_probe(d, 1, DUMP_TEST).error(DUMP_TEST, 10, 19) >= 2.5 - 1e-9);
     d.C = 0;
     TEST_ASSERT_THROWS_WITH(position_probe(d, 0), "the dump holds no residual stream (it was written before version 3)");
 }
