@@ -32,6 +32,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 #include <fcntl.h>
@@ -891,6 +892,9 @@ struct Model {
     std::vector<unsigned char> is_digit;              // (V) with --abacus or --position-coupling: which tokens are digits, from the task
     std::vector<int> coupled_positions;               // (B, T) with --position-coupling: the last forward's positions
     std::vector<real> window_bias;                    // (B, NH, T, T) with --attention-window: a windowed layer's bias, made anew for each
+    // an analysis's edit of the residual stream (B, T, C) entering layer `layer` (L: leaving the
+    // last) in model_forward, at t0 = 0 only (dev/place_patch); empty in training and evaluation
+    std::function<void(int layer, real* residual)> edit_residual;
 
     PE pe() const { return pe_view(pe_tables); }  // a view, made on demand so a copied Model stays valid
     real* param(int id, int layer = 0) { return params.data() + layout.at(id, layer); }
@@ -996,6 +1000,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         fail("internal error: model_forward(B %d, T %d, t0 %d) does not fit its buffers (%d, %d)", B, T, t0, m->max_B, c.max_T);
     const int *positions = places.positions, *place_offsets = places.place_offsets, *starts = places.starts;
     if (positions && !c.positions_per_row()) fail("internal error: model_forward with given positions, but the model has one bias plane");
+    if (m->edit_residual && t0 > 0) fail("internal error: an edit of the residual stream with the KV cache, which would miss the cached rows");
     if ((c.abacus || c.position_coupling) && m->is_digit.size() != (size_t)c.V)
         fail("internal error: an Abacus or coupled model needs its vocabulary's digits");
     if (c.position_coupling) positions = couple_positions(m, tokens, place_offsets, B, T);
@@ -1012,6 +1017,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         real* res_mid = A(A_RES_MID, l);
         real* res_out = l + 1 < c.L ? A(A_RES_IN, l + 1) : A(A_RES_OUT);
         real* branch = A(A_BRANCH);
+        if (m->edit_residual) m->edit_residual(l, res_in);
         // attention block: res_mid = res_in + dropout(attention(rmsnorm(res_in)) Wo^T)
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
         matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
@@ -1036,6 +1042,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         dropout_forward(branch, branch, drop, drop.key(SITE_FFN_OUT, l), BT * C);
         residual_forward(res_out + t0 * C, res_mid + t0 * C, branch + t0 * C, rows * C);
     }
+    if (m->edit_residual) m->edit_residual(c.L, A(A_RES_OUT));
     // LM head: logits = (dropout(rmsnorm(h)) * C^-0.5) wte^T
     rmsnorm_forward(A(A_LNF) + t0 * C, A(A_LNF_RSTD) + t0, A(A_RES_OUT) + t0 * C, m->param(P_LNF), rows, C);
     dropout_forward(A(A_HEAD_IN), A(A_LNF), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
@@ -1053,6 +1060,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
                            const TokenPlaces& places = TokenPlaces(), size_t loss_tokens = 0) {
     const ModelConfig& c = m->config;
     if (c.window_from >= 0) fail("internal error: model_backward with --attention-window, which is evaluation only");
+    if (m->edit_residual) fail("internal error: model_backward after an edit of the residual stream, which is analysis only");
     const int *positions = places.positions, *place_offsets = places.place_offsets, *starts = places.starts;
     if (c.position_coupling) positions = m->coupled_positions.data();  // as the forward computed them
     int C = c.C, NH = c.NH, F = c.F, V = c.V;

@@ -1,11 +1,13 @@
 // Tests of analysis.h and --dump-attention: the divergences against hand computations, the §5.2
 // distance and the §6.1 histogram on hand-built attention patterns with known answers, the
-// dump's layout, and a dump from a real (tiny) trained model read back.
+// dump's layout, and a dump from a real (tiny) trained model read back; and of the dev/ tools
+// that edit a trained model or its residual stream.
 #define TESTING
 #include "train.cu"
 #include "dev/attention.cpp"
 #include "dev/table_extend.cpp"
 #include "dev/t5_table.cpp"
+#include "dev/place_patch.cpp"
 #include "test/unity.h"
 
 // ----------------------------------------------------------------------------
@@ -723,6 +725,61 @@ static void test_table_extend_refuses_a_model_without_a_table(void) {
                             "is a --pe alibi model: only ape_learned, t5 and cope learn a table of rows by position to extend");
 }
 
+// dev/place_patch's edits on a tiny trained ALiBi model keep the identities they must. Entering
+// layer 0 the stream is the words' embedding alone (ALiBi adds nothing there) and the donor's
+// the same, so `all` changes no logit; leaving the last layer, only the query's own state makes
+// its logits, so `all` gives the donor's and `keys` the long prompt's as it is; entering layer 1,
+// where the long prompt's tokens have seen more, `all` changes them. A state moved to the
+// probe's reading is read there, and place_patch counts the donor's and the prompt's first
+// tokens from these logits.
+static void test_place_patch_edits_keep_their_identities(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "alibi");
+    RunConfig c;
+    Run r(&c);
+    {
+        Silence quiet;
+        load_run(&r, model);
+    }
+    Model* m = &r.model;
+    const Split &valid = valid_split(r), &test = test_split(r);
+    const int L = m->config.L, V = m->config.V;
+    int P = 0, i = 0;
+    for (int k = 0; k < valid.size(); k++) P = std::max(P, valid.prompt_len[k]);
+    while (test.prompt_len[i] <= P) i++;
+    PatchCase pc = patch_case(m, test.example(i), test.prompt_len[i], P);
+    TEST_ASSERT_EQUAL_INT(P, pc.donor.size());
+    TEST_ASSERT_EQUAL_INT(pc.prompt[0], pc.donor[0]);
+    TEST_ASSERT_EQUAL_INT(pc.prompt.back(), pc.donor.back());
+    std::vector<LinearFit> probes = fit_probes(m, valid, 30);
+    std::vector<float> direction = random_direction(m->config.C);
+    auto logits = [&](PatchKind kind, int s) { return patched_logits(m, pc, kind, s, probes[s], direction); };
+    std::vector<real> none = logits(PATCH_NONE, 0);
+    TEST_ASSERT_MESSAGE(none != pc.donor_logits, "the donor predicts as the long prompt does, so the identities prove little");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_ALL, 0).data(), V, "all, entering layer 0");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, pc.donor_logits.data(), logits(PATCH_ALL, L).data(), V, "all, leaving the last layer");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_KEYS, L).data(), V, "keys, leaving the last layer");
+    TEST_ASSERT_MESSAGE(logits(PATCH_ALL, 1) != none, "all, entering layer 1, changed nothing");
+    TEST_ASSERT_MESSAGE(logits(PATCH_PROBE, 1) != none && logits(PATCH_RANDOM, 1) != none, "probe and random changed nothing");
+    model_forward(m, pc.prompt.data(), nullptr, 1, (int)pc.prompt.size(), NO_DROPOUT);
+    std::vector<float> x(stream_state(m, 1), stream_state(m, 1) + m->config.C);
+    move_to_reading(probes[1], x.data(), 3.5);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 3.5, probes[1].predict(x.data()));
+    std::vector<PatchCounts> counts = place_patch(m, valid, test, test.size(), {length_range(test.length[i], test.length[i])});
+    long donor = 0, as_is = 0, examples = 0;
+    for (int k = 0; k < test.size(); k++) {
+        if (test.length[k] != test.length[i] || test.prompt_len[k] <= P) continue;
+        PatchCase one = patch_case(m, test.example(k), test.prompt_len[k], P);
+        int gold = test.example(k)[test.prompt_len[k]];
+        examples++, donor += argmax(one.donor_logits.data(), V) == gold;
+        as_is += argmax(patched_logits(m, one, PATCH_NONE, 0, probes[0], direction).data(), V) == gold;
+    }
+    TEST_ASSERT_EQUAL_INT(examples, counts[0].examples);
+    TEST_ASSERT_EQUAL_INT(donor, counts[0].right[PATCH_DONOR]);
+    TEST_ASSERT_EQUAL_INT(as_is, counts[0].right[PATCH_NONE]);
+}
+
 // dev/t5_table: the buckets of distances 0..49 when training reached 0..42 (copy's default
 // lengths): T5's exact buckets, then bucket 23 (40-45) partly reached, bucket 24 cut at 49
 static void test_t5_table_says_which_buckets_training_reached(void) {
@@ -807,5 +864,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_table_extend_refuses_a_model_without_a_table);
     RUN_TEST(test_t5_table_says_which_buckets_training_reached);
     RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
+    RUN_TEST(test_place_patch_edits_keep_their_identities);
     return UNITY_END();
 }
