@@ -180,7 +180,7 @@ static void print_place_patch(const std::string& path, int n) {
            path.c_str());
     printf("%-23s", "state, edit");
     for (const PatchCounts& range : counts)
-        printf("  %-16s", format_text("lengths %d-%d (%ld)", range.lo, range.hi, range.examples).c_str());
+        printf("  %-20s", format_text("lengths %d-%d (%ld)", range.lo, range.hi, range.examples).c_str());
     printf("\n");
     const int states = r.model.config.L + 1;
     for (int s = -1; s < states; s++)
@@ -190,7 +190,7 @@ static void print_place_patch(const std::string& path, int n) {
             printf("%-16s %-6s", state.c_str(), PATCH_NAMES[kind]);
             for (const PatchCounts& range : counts) {
                 long right = range.right[(size_t)std::max(s, 0) * NUM_PATCHES + kind];
-                printf("  %-16.3f", range.examples ? (double)right / range.examples : NAN);
+                printf("  %-20.3f", range.examples ? (double)right / range.examples : NAN);
             }
             printf("\n");
         }
