@@ -96,7 +96,7 @@ static PatchCase patch_case(Model* m, const int* prompt, int prompt_len, int P) 
 static std::vector<real> patched_logits(Model* m, const PatchCase& pc, PatchKind kind, int s, const LinearFit& probe,
                                         const std::vector<float>& direction) {
     const int C = m->config.C, P = (int)pc.donor.size(), offset = (int)pc.prompt.size() - P;
-    m->edit_residual = [&](int layer, real* residual) {
+    auto edit = [&](int layer, real* residual) {
         if (layer != s) return;
         for (int d = 1; d < P; d++) {  // donor token d is the long prompt's token d + offset
             real* x = residual + (size_t)(d + offset) * C;
@@ -108,7 +108,7 @@ static std::vector<real> patched_logits(Model* m, const PatchCase& pc, PatchKind
             for (int k = 0; k < C; k++) x[k] = kind == PATCH_PROBE ? moved[k] : x[k] + (real)(distance * direction[k]);
         }
     };
-    if (kind == PATCH_NONE) m->edit_residual = nullptr;
+    if (kind != PATCH_NONE) m->edit_residual = edit;
     model_forward(m, pc.prompt.data(), nullptr, 1, (int)pc.prompt.size(), NO_DROPOUT);
     m->edit_residual = nullptr;
     return logits_at(m, (int)pc.prompt.size() - 1);
