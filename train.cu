@@ -108,8 +108,8 @@ static void parse_window(const std::string& text, ModelConfig* mc) {
     std::vector<std::string> parts;
     std::stringstream in(text);
     for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
-    size_t dash = parts.empty() ? std::string::npos : parts[0].find('-');
-    std::string first = parts.empty() ? "" : parts[0].substr(0, dash), last = dash == std::string::npos ? first : parts[0].substr(dash + 1);
+    size_t dash = parts[0].find('-');  // (a text that is not empty splits into one part at least)
+    std::string first = parts[0].substr(0, dash), last = dash == std::string::npos ? first : parts[0].substr(dash + 1);
     bool ok = text.back() != ':' && parts.size() >= 2 && is_count(first) && is_count(last) && is_count(parts[1]);
     for (size_t k = 2; ok && k < parts.size(); k++) {
         bool* option = parts[k] == "prompt" ? &mc->window_prompt
