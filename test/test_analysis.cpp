@@ -461,9 +461,10 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
 // a real model
 
 // a tiny copy_cmc run of `pe` (4 steps) in dir/run: its model.bin
-static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false, int random_positions = 0) {
+static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false, int random_positions = 0,
+                                      const char* task = "copy_cmc") {
     RunConfig c;
-    c.task = "copy_cmc", c.pe = pe, c.pe_per_layer = pe_per_layer, c.random_positions = random_positions;
+    c.task = task, c.pe = pe, c.pe_per_layer = pe_per_layer, c.random_positions = random_positions;
     c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = 4, c.eval_every = 2, c.batch = 8;
     c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
     c.out = dir + "/run";
@@ -725,59 +726,102 @@ static void test_table_extend_refuses_a_model_without_a_table(void) {
                             "is a --pe alibi model: only ape_learned, t5 and cope learn a table of rows by position to extend");
 }
 
-// dev/place_patch's edits on a tiny trained ALiBi model keep the identities they must. Entering
-// layer 0 the stream is the words' embedding alone (ALiBi adds nothing there) and the donor's
-// the same, so `all` changes no logit; leaving the last layer, only the query's own state makes
-// its logits, so `all` gives the donor's and `keys` the long prompt's as it is; entering layer 1,
-// where the long prompt's tokens have seen more, `all` changes them. A state moved to the
-// probe's reading is read there, and place_patch counts the donor's and the prompt's first
-// tokens from these logits.
+// a run loaded from its model.bin, quietly
+static void load_quietly(Run* r, const std::string& model) {
+    Silence quiet;
+    load_run(r, model);
+}
+
+// dev/place_patch's edits on a tiny trained ALiBi model of reverse, counting the answer's first
+// three tokens, keep the identities they must. Entering layer 0 the stream is the words'
+// embedding alone (ALiBi adds nothing there) and the donor's the same, so `all` changes no logit;
+// leaving the last layer, only the queries' own states make their logits, so `all` gives the
+// donor's and `keys` (every query left as it is) the long example's; entering layer 1, where the
+// long example's tokens have seen more, `all` changes them. A state moved to the probe's reading
+// is read there.
 static void test_place_patch_edits_keep_their_identities(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    std::string model = tiny_trained_model(dir, "alibi");
     RunConfig c;
     Run r(&c);
-    {
-        Silence quiet;
-        load_run(&r, model);
-    }
+    load_quietly(&r, tiny_trained_model(dir, "alibi", false, 0, "reverse"));
     Model* m = &r.model;
     const Split &valid = valid_split(r), &test = test_split(r);
-    const int L = m->config.L, V = m->config.V;
-    int P = 0, i = 0;
-    for (int k = 0; k < valid.size(); k++) P = std::max(P, valid.prompt_len[k]);
+    const int L = m->config.L, V = m->config.V, P = donor_length(valid), words = 3;
+    int i = 0;
     while (test.prompt_len[i] <= P) i++;
-    PatchCase pc = patch_case(m, test.example(i), test.prompt_len[i], P);
-    TEST_ASSERT_EQUAL_INT(P, pc.donor.size());
-    TEST_ASSERT_EQUAL_INT(pc.prompt[0], pc.donor[0]);
-    TEST_ASSERT_EQUAL_INT(pc.prompt.back(), pc.donor.back());
-    std::vector<LinearFit> probes = fit_probes(m, valid, 30);
+    PatchCase pc;
+    TEST_ASSERT_TRUE(patch_case(&r, test, i, P, words, &pc));
+    TEST_ASSERT_EQUAL_INT(P + words - 1, pc.donor.size());
+    TEST_ASSERT_EQUAL_INT(test.prompt_len[i] + words - 1, pc.sequence.size());
+    TEST_ASSERT_EQUAL_INT(pc.sequence[0], pc.donor[0]);
+    for (int d = 1; d < (int)pc.donor.size(); d++)  // the donor ends as the long example does
+        TEST_ASSERT_EQUAL_INT(pc.sequence[pc.sequence.size() - pc.donor.size() + d], pc.donor[d]);
+    std::vector<LinearFit> probes = fit_probes(m, valid, 30, words);
     std::vector<float> direction = random_direction(m->config.C);
     auto logits = [&](PatchKind kind, int s) { return patched_logits(m, pc, kind, s, probes[s], direction); };
     std::vector<real> none = logits(PATCH_NONE, 0);
-    TEST_ASSERT_MESSAGE(none != pc.donor_logits, "the donor predicts as the long prompt does, so the identities prove little");
-    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_ALL, 0).data(), V, "all, entering layer 0");
-    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, pc.donor_logits.data(), logits(PATCH_ALL, L).data(), V, "all, leaving the last layer");
-    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_KEYS, L).data(), V, "keys, leaving the last layer");
+    TEST_ASSERT_EQUAL_INT(words * V, none.size());
+    TEST_ASSERT_MESSAGE(none != pc.donor_logits, "the donor predicts as the long example does, so the identities prove little");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_ALL, 0).data(), words * V, "all, entering layer 0");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, pc.donor_logits.data(), logits(PATCH_ALL, L).data(), words * V, "all, leaving the last layer");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_KEYS, L).data(), words * V, "keys, leaving the last layer");
     TEST_ASSERT_MESSAGE(logits(PATCH_ALL, 1) != none, "all, entering layer 1, changed nothing");
     TEST_ASSERT_MESSAGE(logits(PATCH_PROBE, 1) != none && logits(PATCH_RANDOM, 1) != none, "probe and random changed nothing");
-    model_forward(m, pc.prompt.data(), nullptr, 1, (int)pc.prompt.size(), NO_DROPOUT);
+    model_forward(m, pc.sequence.data(), nullptr, 1, (int)pc.sequence.size(), NO_DROPOUT);
     std::vector<float> x(stream_state(m, 1), stream_state(m, 1) + m->config.C);
     move_to_reading(probes[1], x.data(), 3.5);
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 3.5, probes[1].predict(x.data()));
-    std::vector<PatchCounts> counts = place_patch(m, valid, test, test.size(), {length_range(test.length[i], test.length[i])});
-    long donor = 0, as_is = 0, examples = 0;
-    for (int k = 0; k < test.size(); k++) {
-        if (test.length[k] != test.length[i] || test.prompt_len[k] <= P) continue;
-        PatchCase one = patch_case(m, test.example(k), test.prompt_len[k], P);
-        int gold = test.example(k)[test.prompt_len[k]];
-        examples++, donor += argmax(one.donor_logits.data(), V) == gold;
-        as_is += argmax(patched_logits(m, one, PATCH_NONE, 0, probes[0], direction).data(), V) == gold;
+}
+
+// whether the model's greedy decoding writes the gold tokens[from .. from + words) of a sequence,
+// by a forward pass over it alone
+static bool writes_gold(Model* m, const std::vector<int>& tokens, int from, int words) {
+    model_forward(m, tokens.data(), nullptr, 1, from + words - 1, NO_DROPOUT);
+    for (int t = from; t < from + words; t++)
+        if (argmax(m->act(A_LOGITS) + (size_t)(t - 1) * m->config.V, m->config.V) != tokens[t]) return false;
+    return true;
+}
+
+// dev/place_patch's counts of the long examples as they are and of their donors, recounted here
+// from the splits' tokens: on reverse every long example is compared (its donor's answer begins
+// with its answer's first words), on copy only those whose first word is the donor's first
+static void test_place_patch_counts_the_examples_it_compares(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    for (const char* task : {"reverse", "copy_cmc"}) {
+        bool reversing = strcmp(task, "reverse") == 0;
+        RunConfig c;
+        Run r(&c);
+        load_quietly(&r, tiny_trained_model(dir + "/" + task, "alibi", false, 0, task));
+        const Split& test = test_split(r);
+        const int P = donor_length(valid_split(r));
+        for (int words : {1, 3}) {
+            if (!reversing && words > 1) continue;  // a copy donor's later words match the long ones' by chance only
+            PatchCounts range = place_patch(&r, test.size(), words, {length_range(6, 8)})[0];
+            long compared = 0, left_out = 0, as_is = 0, donor = 0;
+            for (int k = 0; k < test.size(); k++) {
+                const int* e = test.example(k);
+                int n = test.prompt_len[k];
+                if (n <= P) continue;
+                std::vector<int> tokens(e, e + test.example_len(k)), cut = {e[0]};
+                cut.insert(cut.end(), e + n - (P - 1), e + n);
+                bool shares = true;  // the donor's answer's word w: its words reversed, or as they are
+                for (int w = 0; w < words; w++) shares = shares && (reversing ? cut[P - 2 - w] : cut[1 + w]) == tokens[n + w];
+                if (!shares) {
+                    left_out++;
+                    continue;
+                }
+                cut.insert(cut.end(), tokens.begin() + n, tokens.begin() + n + words);
+                compared++, as_is += writes_gold(&r.model, tokens, n, words), donor += writes_gold(&r.model, cut, P, words);
+            }
+            TEST_ASSERT_EQUAL_INT(compared, range.examples);
+            TEST_ASSERT_EQUAL_INT(left_out, range.unmatched);
+            TEST_ASSERT_EQUAL_INT(as_is, range.right[PATCH_NONE]);
+            TEST_ASSERT_EQUAL_INT(donor, range.right[PATCH_DONOR]);
+            TEST_ASSERT_TRUE(reversing ? left_out == 0 && compared > 0 : left_out > 0);
+        }
     }
-    TEST_ASSERT_EQUAL_INT(examples, counts[0].examples);
-    TEST_ASSERT_EQUAL_INT(donor, counts[0].right[PATCH_DONOR]);
-    TEST_ASSERT_EQUAL_INT(as_is, counts[0].right[PATCH_NONE]);
 }
 
 // dev/t5_table: the buckets of distances 0..49 when training reached 0..42 (copy's default
@@ -865,5 +909,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_t5_table_says_which_buckets_training_reached);
     RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
     RUN_TEST(test_place_patch_edits_keep_their_identities);
+    RUN_TEST(test_place_patch_counts_the_examples_it_compares);
     return UNITY_END();
 }
