@@ -18,6 +18,10 @@
             probe) until the probe reads the token's place in the donor, and nothing else changed
    random   each moved as far as the probe moved it, along a fixed random direction: a control
             for any push of that size
+   extend   no donor: every token of the long example but the first moved along the probe's
+            direction until the probe reads its own place, as though the code grew past training
+            as it grows within it
+   extend-random  each moved as far as `extend` moved it, along the random direction
 
    make dev/place_patch && ./dev/place_patch RUN/model.bin [EXAMPLES [WORDS]]
 
@@ -27,8 +31,10 @@
  P - 2 words, and a test example whose donor's answer begins otherwise (copy's, sort's) is left
  out and counted as such. A model that reads the token before the query through a code of places,
  and fails because that code stops growing past training, is mended by `probe` where the code is
- read, and not by `random`; `all` and `keys` say whether what the tokens carry decides at all
- (docs/reproduction-cpu.md, "ALiBi's place").
+ read, and not by `random`; `all` and `keys` say whether what the tokens carry decides at all.
+ `probe` gives the donor's places to the last tokens while the earlier ones keep theirs, so two
+ tokens may say they stand at one place; `extend` asks the same question with no such clash, for
+ every word counted (docs/reproduction-cpu.md, "ALiBi's place").
 */
 #ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
 #define TESTING
@@ -36,8 +42,9 @@
 #include "train.cu"
 #endif
 
-enum PatchKind { PATCH_NONE, PATCH_DONOR, PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM, NUM_PATCHES };
-static const char* const PATCH_NAMES[] = {"none", "donor", "all", "keys", "probe", "random"};
+enum PatchKind { PATCH_NONE, PATCH_DONOR, PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM, PATCH_EXTEND, PATCH_EXTEND_RANDOM, NUM_PATCHES };
+static const char* const PATCH_NAMES[] = {"none", "donor", "all", "keys", "probe", "random", "extend", "extend-random"};
+static const PatchKind STATE_EDITS[] = {PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM, PATCH_EXTEND, PATCH_EXTEND_RANDOM};
 
 // x moved along the fit's weights until the fit reads `target` there; returns how far it moved
 static double move_to_reading(const LinearFit& fit, float* x, double target) {
@@ -131,25 +138,41 @@ static bool patch_case(Run* r, const Split& test, int i, int P, int words, Patch
     return true;
 }
 
-// the logits at the long example's last `words` positions with the tokens the donor holds edited
-// at state s by `kind` (all, keys, probe or random; none: as it is)
+// x moved along the probe's direction until the probe reads `place` (probe, extend), or as far
+// along the random direction (random, extend-random)
+static void move_token(PatchKind kind, const LinearFit& probe, const std::vector<float>& direction, real* x, double place) {
+    std::vector<float> moved(x, x + probe.w.size());
+    double distance = move_to_reading(probe, moved.data(), place);
+    bool along_probe = kind == PATCH_PROBE || kind == PATCH_EXTEND;
+    for (size_t k = 0; k < moved.size(); k++) x[k] = along_probe ? moved[k] : x[k] + (real)(distance * direction[k]);
+}
+
+// The long example's residual stream (T, C) at state s edited by `kind` (every kind but none and donor)
+static void edit_places(const PatchCase& pc, PatchKind kind, int s, const LinearFit& probe, const std::vector<float>& direction,
+                        real* residual) {
+    const int C = (int)probe.w.size(), D = (int)pc.donor.size(), T = (int)pc.sequence.size(), offset = T - D;
+    if (kind == PATCH_EXTEND || kind == PATCH_EXTEND_RANDOM) {
+        for (int t = 1; t < T; t++) move_token(kind, probe, direction, residual + (size_t)t * C, t);
+        return;
+    }
+    const int first_query = D - pc.words();  // the donor's prompt's last token
+    for (int d = 1; d < D; d++) {            // donor token d is the long example's token d + offset
+        real* x = residual + (size_t)(d + offset) * C;
+        const float* from = pc.donor_states.data() + ((size_t)s * D + d) * C;
+        if (kind == PATCH_ALL || (kind == PATCH_KEYS && d < first_query)) std::copy(from, from + C, x);
+        if (kind == PATCH_PROBE || kind == PATCH_RANDOM) move_token(kind, probe, direction, x, d);
+    }
+}
+
+// the logits at the long example's last `words` positions with its stream edited entering layer s
+// (L: leaving the last) by `kind` (none: as it is)
 static std::vector<real> patched_logits(Model* m, const PatchCase& pc, PatchKind kind, int s, const LinearFit& probe,
                                         const std::vector<float>& direction) {
-    const int C = m->config.C, D = (int)pc.donor.size(), T = (int)pc.sequence.size(), offset = T - D;
-    const int first_query = D - pc.words();  // the donor's prompt's last token
-    auto edit = [&](int layer, real* residual) {
-        if (layer != s) return;
-        for (int d = 1; d < D; d++) {  // donor token d is the long example's token d + offset
-            real* x = residual + (size_t)(d + offset) * C;
-            const float* from = pc.donor_states.data() + ((size_t)s * D + d) * C;
-            if (kind == PATCH_ALL || (kind == PATCH_KEYS && d < first_query)) std::copy(from, from + C, x);
-            if (kind != PATCH_PROBE && kind != PATCH_RANDOM) continue;
-            std::vector<float> moved(x, x + C);
-            double distance = move_to_reading(probe, moved.data(), d);
-            for (int k = 0; k < C; k++) x[k] = kind == PATCH_PROBE ? moved[k] : x[k] + (real)(distance * direction[k]);
-        }
-    };
-    if (kind != PATCH_NONE) m->edit_residual = edit;
+    const int T = (int)pc.sequence.size();
+    if (kind != PATCH_NONE)
+        m->edit_residual = [&](int layer, real* residual) {
+            if (layer == s) edit_places(pc, kind, s, probe, direction, residual);
+        };
     model_forward(m, pc.sequence.data(), nullptr, 1, T, NO_DROPOUT);
     m->edit_residual = nullptr;
     return last_logits(m, T, pc.words());
@@ -215,7 +238,7 @@ static std::vector<PatchCounts> place_patch(Run* r, int n, int words, const std:
         range->right[PATCH_DONOR] += all_right(pc.donor_logits, pc.gold, V);
         range->right[PATCH_NONE] += all_right(patched_logits(m, pc, PATCH_NONE, 0, probes[0], direction), pc.gold, V);
         for (int s = 0; s < states; s++)
-            for (PatchKind kind : {PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM})
+            for (PatchKind kind : STATE_EDITS)
                 range->right[(size_t)s * NUM_PATCHES + kind] += all_right(patched_logits(m, pc, kind, s, probes[s], direction), pc.gold, V);
     }
     return counts;
@@ -240,7 +263,7 @@ static void print_place_patch(const std::string& path, int n, int words) {
     printf("%s: the answer's %s right, of the test examples longer than training's, the tokens their donor holds edited as the donor's\n",
            path.c_str(), counted.c_str());
     if (unmatched) printf("(left out: %ld examples whose donor's answer begins otherwise)\n", unmatched);
-    printf("%-23s", "state, edit");
+    printf("%-30s", "state, edit");
     for (const PatchCounts& range : counts)
         printf("  %-20s", format_text("lengths %d-%d (%ld)", range.lo, range.hi, range.examples).c_str());
     printf("\n");
@@ -249,7 +272,7 @@ static void print_place_patch(const std::string& path, int n, int words) {
         for (int kind = 0; kind < NUM_PATCHES; kind++) {
             if ((s < 0) != (kind == PATCH_NONE || kind == PATCH_DONOR)) continue;  // none and donor edit no state
             std::string state = s < 0 ? "-" : s < states - 1 ? "entering layer " + std::to_string(s) : "leaving the last";
-            printf("%-16s %-6s", state.c_str(), PATCH_NAMES[kind]);
+            printf("%-16s %-13s", state.c_str(), PATCH_NAMES[kind]);
             for (const PatchCounts& range : counts) {
                 long right = range.right[(size_t)std::max(s, 0) * NUM_PATCHES + kind];
                 printf("  %-20.3f", range.examples ? (double)right / range.examples : NAN);

@@ -737,8 +737,8 @@ static void load_quietly(Run* r, const std::string& model) {
 // embedding alone (ALiBi adds nothing there) and the donor's the same, so `all` changes no logit;
 // leaving the last layer, only the queries' own states make their logits, so `all` gives the
 // donor's and `keys` (every query left as it is) the long example's; entering layer 1, where the
-// long example's tokens have seen more, `all` changes them. A state moved to the probe's reading
-// is read there.
+// long example's tokens have seen more, `all` changes them. Each edit moves the tokens it names,
+// as far as it says.
 static void test_place_patch_edits_keep_their_identities(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
@@ -768,8 +768,31 @@ static void test_place_patch_edits_keep_their_identities(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, none.data(), logits(PATCH_KEYS, L).data(), words * V, "keys, leaving the last layer");
     TEST_ASSERT_MESSAGE(logits(PATCH_ALL, 1) != none, "all, entering layer 1, changed nothing");
     TEST_ASSERT_MESSAGE(logits(PATCH_PROBE, 1) != none && logits(PATCH_RANDOM, 1) != none, "probe and random changed nothing");
-    model_forward(m, pc.sequence.data(), nullptr, 1, (int)pc.sequence.size(), NO_DROPOUT);
-    std::vector<float> x(stream_state(m, 1), stream_state(m, 1) + m->config.C);
+    TEST_ASSERT_MESSAGE(logits(PATCH_EXTEND, 1) != none && logits(PATCH_EXTEND_RANDOM, 1) != none, "extend changed nothing");
+    // each edit moves the tokens it names, and those only: probe and extend until the probe reads
+    // the donor's place and the token's own, random and extend-random as far along the direction
+    const int C = m->config.C, T = (int)pc.sequence.size(), offset = T - (int)pc.donor.size();
+    model_forward(m, pc.sequence.data(), nullptr, 1, T, NO_DROPOUT);
+    const std::vector<real> stream(stream_state(m, 1), stream_state(m, 1) + (size_t)T * C);
+    for (PatchKind kind : {PATCH_PROBE, PATCH_RANDOM, PATCH_EXTEND, PATCH_EXTEND_RANDOM}) {
+        std::vector<real> edited = stream;
+        edit_places(pc, kind, 1, probes[1], direction, edited.data());
+        bool extending = kind == PATCH_EXTEND || kind == PATCH_EXTEND_RANDOM;
+        for (int t = 0; t < T; t++) {
+            const real *before = stream.data() + (size_t)t * C, *after = edited.data() + (size_t)t * C;
+            int place = extending ? t : t - offset;  // the reading the edit aims at
+            if (place < 1) {
+                TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, before, after, C, "a token the edit does not name");
+                continue;
+            }
+            std::vector<float> aimed(before, before + C);
+            double distance = move_to_reading(probes[1], aimed.data(), place), moved = 0;
+            for (int k = 0; k < C; k++) moved += (double)(after[k] - before[k]) * (after[k] - before[k]);
+            TEST_ASSERT_DOUBLE_WITHIN(1e-4 * (1 + distance), distance, sqrt(moved));
+            if (kind == PATCH_PROBE || kind == PATCH_EXTEND) TEST_ASSERT_DOUBLE_WITHIN(1e-3, place, probes[1].predict(after));
+        }
+    }
+    std::vector<float> x(stream.begin(), stream.begin() + C);
     move_to_reading(probes[1], x.data(), 3.5);
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 3.5, probes[1].predict(x.data()));
 }
