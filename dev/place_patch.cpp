@@ -260,7 +260,7 @@ static void print_place_patch(const std::string& path, int n, int words) {
         fail("no test example to compare: of the first %d, %ld are longer than training and none has a donor whose answer begins with the same %d tokens",
              n, unmatched, words);
     std::string counted = words == 1 ? "first token" : format_text("first %d tokens (each after the gold before it)", words);
-    printf("%s: the answer's %s right, of the test examples longer than training's, the tokens their donor holds edited as the donor's\n",
+    printf("%s: the answer's %s right, of the test examples longer than training's, edited entering each layer: toward the donor (all, keys, probe, random) or to each token's own place (extend)\n",
            path.c_str(), counted.c_str());
     if (unmatched) printf("(left out: %ld examples whose donor's answer begins otherwise)\n", unmatched);
     printf("%-30s", "state, edit");
