@@ -28,11 +28,11 @@
  EXAMPLES (default 1000): the valid examples the probes are fitted to, and the test examples
  edited (those whose prompt is longer than P). WORDS (default 1): how many of the answer's first
  tokens are counted; on reverse the donor's answer begins as the long one's for up to the donor's
- P - 2 words, and a test example whose donor's answer begins otherwise (copy's, sort's) is left
- out and counted as such. A model that reads the token before the query through a code of places,
- and fails because that code stops growing past training, is mended by `probe` where the code is
- read, and not by `random`; `all` and `keys` say whether what the tokens carry decides at all.
- `probe` gives the donor's places to the last tokens while the earlier ones keep theirs, so two
+ P - 2 words, and a test example whose donor's answer begins otherwise (most of copy_cmc's and
+ sort's) is left out and counted as such. A model that reads the token before the query through
+ a code of places, and fails because that code stops growing past training, is mended by `probe`
+ where the code is read, and not by `random`; `all` and `keys` say whether what the tokens carry
+ decides at all. `probe` gives the donor's places to the last tokens while the earlier ones keep theirs, so two
  tokens may say they stand at one place; `extend` asks the same question with no such clash, for
  every word counted (docs/reproduction-cpu.md, "ALiBi's place").
 */
