@@ -32,9 +32,9 @@
  sort's) is left out and counted as such. A model that reads the token before the query through
  a code of places, and fails because that code stops growing past training, is mended by `probe`
  where the code is read, and not by `random`; `all` and `keys` say whether what the tokens carry
- decides at all. `probe` gives the donor's places to the last tokens while the earlier ones keep theirs, so two
- tokens may say they stand at one place; `extend` asks the same question with no such clash, for
- every word counted (docs/reproduction-cpu.md, "ALiBi's place").
+ decides at all. `probe` gives the donor's places to the last tokens while the earlier ones keep
+ theirs, so two tokens may say they stand at one place; `extend` asks the same question with no
+ such clash, for every word counted (docs/reproduction-cpu.md, "ALiBi's place").
 */
 #ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
 #define TESTING
