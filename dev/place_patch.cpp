@@ -42,7 +42,12 @@
 #include "train.cu"
 #endif
 
-enum PatchKind { PATCH_NONE, PATCH_DONOR, PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM, PATCH_EXTEND, PATCH_EXTEND_RANDOM, NUM_PATCHES };
+enum PatchKind {
+    PATCH_NONE, PATCH_DONOR,                                         // no state edited
+    PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM,                // toward the donor
+    PATCH_EXTEND, PATCH_EXTEND_RANDOM,                               // to each token's own place
+    NUM_PATCHES
+};
 static const char* const PATCH_NAMES[] = {"none", "donor", "all", "keys", "probe", "random", "extend", "extend-random"};
 static const PatchKind STATE_EDITS[] = {PATCH_ALL, PATCH_KEYS, PATCH_PROBE, PATCH_RANDOM, PATCH_EXTEND, PATCH_EXTEND_RANDOM};
 
