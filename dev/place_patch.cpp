@@ -34,7 +34,10 @@
  where the code is read, and not by `random`; `all` and `keys` say whether what the tokens carry
  decides at all. `probe` gives the donor's places to the last tokens while the earlier ones keep
  theirs, so two tokens may say they stand at one place; `extend` asks the same question with no
- such clash, for every word counted (docs/reproduction-cpu.md, "ALiBi's place").
+ such clash, for every word counted, but with a push as large as the code's shortfall, which can
+ break a model that reads no code at all: read it beside such a model's table (on the four-layer
+ reverse models it breaks T5's and RoPE's first word; docs/reproduction-cpu.md, "ALiBi's place"
+ and "The answer's later words").
 */
 #ifndef TESTING  // built as a program: train.cu's code without its main (a test includes train.cu itself)
 #define TESTING
