@@ -792,9 +792,6 @@ static void test_place_patch_edits_keep_their_identities(void) {
             if (kind == PATCH_PROBE || kind == PATCH_EXTEND) TEST_ASSERT_DOUBLE_WITHIN(1e-3, place, probes[1].predict(after));
         }
     }
-    std::vector<float> x(stream.begin(), stream.begin() + C);
-    move_to_reading(probes[1], x.data(), 3.5);
-    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 3.5, probes[1].predict(x.data()));
 }
 
 // whether the model's greedy decoding writes the gold tokens[from .. from + words) of a sequence,
