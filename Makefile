@@ -22,7 +22,7 @@ NVCCFLAGS ?= -O3
 HEADERS = common.h tasks.h grammars.h chomsky.h pe.h model.h report.h analysis.h flags.h batches.h
 CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 # the longest first, so that `make test` starts them first
-TESTS = test/test_sweep test/test_model test/test_train test/test_tasks test/test_flags test/test_cli test/test_scratchpad test/test_theorem test/test_analysis test/test_pe test/test_fuzz_corpus test/test_report
+TESTS = test/test_sweep test/test_tools test/test_model test/test_train test/test_tasks test/test_flags test/test_cli test/test_scratchpad test/test_theorem test/test_analysis test/test_pe test/test_fuzz_corpus test/test_report
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
 DEV_TOOLS = dev/report dev/t5_table dev/attention dev/table_extend dev/place_patch
 
@@ -65,6 +65,9 @@ dev/t5_table dev/table_extend dev/place_patch: dev/%: dev/%.cpp train.cu $(HEADE
 # test_train includes train.cu itself (compiled as C++, with TESTING defined)
 test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
+
+# the tests of the dev/ scripts, run from a shell as a user runs them
+test/test_sweep test/test_tools: test/shell.h
 
 test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/table_extend.cpp dev/t5_table.cpp dev/place_patch.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
