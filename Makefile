@@ -24,7 +24,7 @@ CUDA_HEADERS = kernels.cuh attention.cuh model.cuh
 # the longest first, so that `make test` starts them first
 TESTS = test/test_sweep test/test_tools test/test_model test/test_train test/test_tasks test/test_flags test/test_cli test/test_scratchpad test/test_theorem test/test_analysis test/test_pe test/test_fuzz_corpus test/test_report
 DEV = dev/cuda/attention_forward dev/cuda/attention_backward
-DEV_TOOLS = dev/report dev/t5_table dev/attention dev/table_extend dev/place_patch
+DEV_TOOLS = dev/report dev/t5_table dev/attention dev/table_extend dev/place_patch dev/head_ablate
 
 .PHONY: all test sanitize fuzz demo clean
 
@@ -59,7 +59,7 @@ dev/attention: dev/attention.cpp common.h report.h analysis.h
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 # these include train.cu without its main, whose entry point run() they do not call
-dev/t5_table dev/table_extend dev/place_patch: dev/%: dev/%.cpp train.cu $(HEADERS)
+dev/t5_table dev/table_extend dev/place_patch dev/head_ablate: dev/%: dev/%.cpp train.cu $(HEADERS)
 	$(CXX) $(CXXFLAGS) -Wno-unused-function -I. -o $@ $<
 
 # The test programs are compiled at -O1 where the flags ask for -O3: at -O3 most of them took
@@ -78,7 +78,7 @@ test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 # the tests of the dev/ scripts, run from a shell as a user runs them
 test/test_sweep test/test_tools: test/shell.h
 
-test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/table_extend.cpp dev/t5_table.cpp dev/place_patch.cpp test/unity.h $(HEADERS) train.cu
+test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/table_extend.cpp dev/t5_table.cpp dev/place_patch.cpp dev/head_ablate.cpp test/unity.h $(HEADERS) train.cu
 	$(CXX) $(TEST_CXXFLAGS) -I. -o $@ $<
 
 test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu dev/attention.cpp dev/report.cpp

@@ -8,6 +8,7 @@
 #include "dev/table_extend.cpp"
 #include "dev/t5_table.cpp"
 #include "dev/place_patch.cpp"
+#include "dev/head_ablate.cpp"
 #include "test/unity.h"
 
 // ----------------------------------------------------------------------------
@@ -732,6 +733,76 @@ static void load_quietly(Run* r, const std::string& model) {
     load_run(r, model);
 }
 
+// the logits of MODEL on a fixed sequence with head HEAD of layer LAYER's values (its rows of
+// wv) replaced by random numbers, or as they are for HEAD < 0
+static std::vector<real> logits_with_values_scrambled(const std::string& model, int layer, int head) {
+    RunConfig c;
+    Run r(&c);
+    load_quietly(&r, model);
+    Model& m = r.model;
+    int C = m.config.C, HS = m.config.HS(), T = 6;
+    if (head >= 0) {
+        Rng rng{11};
+        real* wv = m.param(P_WV, layer);  // (C out, C in): out dims [head * HS, (head + 1) * HS) are the head's values
+        for (size_t k = (size_t)head * HS * C; k < (size_t)(head + 1) * HS * C; k++) wv[k] = (real)rng.normal();
+    }
+    std::vector<int> tokens = {1, 5, 9, 13, 17, 21};
+    model_forward(&m, tokens.data(), nullptr, 1, T, NO_DROPOUT);
+    return std::vector<real>(m.act(A_LOGITS), m.act(A_LOGITS) + (size_t)T * m.config.V);
+}
+
+// dev/head_ablate: the heads named write nothing (their columns of wo zero, every other
+// parameter as trained), so the model's logits no longer depend on what they attend to or carry
+// (their values scrambled: the same bits), while a head not named still counts; bad lists refused
+static void test_head_ablate_silences_the_heads_named_and_no_other(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "rope"), ablated = dir + "/ablated.bin";
+    {
+        Silence quiet;
+        head_ablate(model, "1:0", ablated);
+    }
+    RunConfig c0, c1;
+    Run before(&c0), after(&c1);
+    load_quietly(&before, model);
+    load_quietly(&after, ablated);
+    const Model &m0 = before.model, &m1 = after.model;
+    int C = m1.config.C, HS = m1.config.HS();
+    TEST_ASSERT_EQUAL_INT(2, m1.config.NH);
+    size_t wo = m0.layout.at(P_WO, 1);
+    for (size_t k = 0; k < m0.params.size(); k++) {
+        bool head_column = k >= wo && k < wo + (size_t)C * C && (int)((k - wo) % C) < HS;  // wo[o][c] with c in head 0's dims
+        if (head_column) TEST_ASSERT_MESSAGE(m1.params[k] == 0 && m0.params[k] != 0, "a column of head 1:0 in wo is not zeroed");
+        else TEST_ASSERT_MESSAGE(m0.params[k] == m1.params[k], "a parameter outside head 1:0's columns of wo changed");
+    }
+    std::vector<real> as_is = logits_with_values_scrambled(ablated, 1, -1);
+    std::vector<real> ablated_scrambled = logits_with_values_scrambled(ablated, 1, 0);
+    TEST_ASSERT_MESSAGE(as_is == ablated_scrambled, "the ablated head's values still reach the logits");
+    TEST_ASSERT_MESSAGE(as_is != logits_with_values_scrambled(ablated, 1, 1), "the other head's values do not reach the logits");
+    TEST_ASSERT_MESSAGE(logits_with_values_scrambled(model, 1, -1) != logits_with_values_scrambled(model, 1, 0),
+                        "before the ablation, head 1:0's values do not reach the logits");
+    {
+        Silence quiet;
+        head_ablate(model, "0:1,1:0", ablated);
+    }
+    RunConfig c2;
+    Run both(&c2);
+    load_quietly(&both, ablated);
+    TEST_ASSERT_TRUE(both.model.param(P_WO, 0)[HS] == 0);          // wo[0][HS]: head 1's first dim, layer 0
+    TEST_ASSERT_TRUE(both.model.param(P_WO, 0)[0] != 0);           // wo[0][0]: head 0's, not named in layer 0
+    TEST_ASSERT_TRUE(both.model.param(P_WO, 1)[C + HS - 1] == 0);  // wo[1][HS - 1]: head 0's last dim, layer 1
+
+    Silence quiet;  // each refused checkpoint is loaded, and says so, before the refusal
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "2:0", ablated), "layer 2: the model's layers are 0-1");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:2", ablated), "head 2: the model's heads are 0-1");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:0,1:0", ablated), "head 1:0 is named twice");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1", ablated), "'1' is not LAYER:HEAD");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:x", ablated), "HEAD expects an integer in [0, 2147483647], got 'x'");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "-1:0", ablated), "LAYER expects an integer in [0, 2147483647], got '-1'");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "", ablated), "no head named");
+    TEST_ASSERT_THROWS_WITH(head_ablate(dir + "/run/state.bin", "1:0", ablated), "holds a training state: give a run's model.bin");
+}
+
 // dev/place_patch's edits on a tiny trained ALiBi model of reverse, counting the answer's first
 // three tokens, keep the identities they must. Entering layer 0 the stream is the words'
 // embedding alone (ALiBi adds nothing there) and the donor's the same, so `all` changes no logit;
@@ -926,6 +997,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_table_extend_repeats_the_buckets_before_in_t5);
     RUN_TEST(test_table_extend_repeats_the_positions_before_in_ape_learned);
     RUN_TEST(test_table_extend_refuses_a_model_without_a_table);
+    RUN_TEST(test_head_ablate_silences_the_heads_named_and_no_other);
     RUN_TEST(test_t5_table_says_which_buckets_training_reached);
     RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
     RUN_TEST(test_place_patch_edits_keep_their_identities);
