@@ -63,9 +63,9 @@ dev/t5_table dev/table_extend dev/place_patch dev/head_ablate: dev/%: dev/%.cpp 
 	$(CXX) $(CXXFLAGS) -Wno-unused-function -I. -o $@ $<
 
 # The test programs are compiled at -O1 where the flags ask for -O3: at -O3 most of them took
-# longer to compile (15-50 s each on 2 cores, most of `make test`'s time) than to run, and at -O1
-# they compile two to three times as fast and run about as long, ./train and the dev/ tools they
-# call being built as above. test_model and test_train keep the flags as they are: they train
+# longer to compile than to run (test_analysis 49 s against 1 s, on 2 cores beside a training
+# run), and at -O1 they compile two to three times as fast and run about as long, ./train and
+# the dev/ tools they call being built as above. test_model and test_train keep the flags as they are: they train
 # in-process for half a minute, and test_model checks that the matrix product's vectorised tiles
 # and its scalar edges give the same bits, which only code compiled as ./train is can show.
 TEST_CXXFLAGS = $(subst -O3,-O1,$(CXXFLAGS))
