@@ -1,6 +1,7 @@
 // What test_sweep and test_tools share: running the repository's dev/ scripts and ./train as a
 // user does, from a shell, and reading what they print and write. Each test makes its own
-// directories under /tmp (temp_dir), so no test sees another's files.
+// directories under /tmp (temp_dir), so no test sees another's files. The functions are inline,
+// as a header's are: a program may use some of them and not others.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
@@ -19,32 +20,32 @@ struct Result {
     std::string out;  // stdout and stderr together, in order
 };
 
-static std::string read_file(const std::string& path) {
+inline std::string read_file(const std::string& path) {
     std::ifstream f(path);
     std::stringstream s;
     s << f.rdbuf();
     return s.str();
 }
 
-static bool exists(const std::string& path) {
+inline bool exists(const std::string& path) {
     struct stat st;
     return stat(path.c_str(), &st) == 0;
 }
 
-static std::string temp_dir(void) {
+inline std::string temp_dir(void) {
     char pattern[] = "/tmp/test_dev_XXXXXX";
     return mkdtemp(pattern);
 }
 
-static Result shell(const std::string& command) {
+inline Result shell(const std::string& command) {
     static std::string log = temp_dir() + "/out";
     int status = system((command + " > " + log + " 2>&1").c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(log)};
 }
 
-static bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-static std::vector<std::string> lines(const std::string& text) {
+inline std::vector<std::string> lines(const std::string& text) {
     std::vector<std::string> out;
     std::stringstream s(text);
     for (std::string line; std::getline(s, line);) out.push_back(line);
@@ -52,7 +53,7 @@ static std::vector<std::string> lines(const std::string& text) {
 }
 
 // the repository's directory, where the tests run
-static std::string repository(void) {
+inline std::string repository(void) {
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) {
         perror("getcwd");
@@ -62,13 +63,13 @@ static std::string repository(void) {
 }
 
 // the repository's TOOL_AND_ARGUMENTS called from DIR, which names the runs and files it is given
-static Result shell_in(const std::string& dir, const std::string& tool_and_arguments) {
+inline Result shell_in(const std::string& dir, const std::string& tool_and_arguments) {
     return shell("cd " + dir + " && " + repository() + "/" + tool_and_arguments);
 }
 
 // each case (arguments, message) is refused by TOOL with exit status 1 and one line holding the message
 template <size_t N>
-static void assert_refusals(const std::string& tool, const std::string (&cases)[N][2]) {
+inline void assert_refusals(const std::string& tool, const std::string (&cases)[N][2]) {
     for (const auto& c : cases) {
         Result bad = shell(tool + " " + c[0]);
         TEST_ASSERT_EQUAL_INT_MESSAGE(1, bad.status, c[0].c_str());
@@ -77,4 +78,4 @@ static void assert_refusals(const std::string& tool, const std::string (&cases)[
 }
 
 // every run a few steps on little data: each takes a second or two on one core
-static const std::string SHORT_RUNS = " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 40";
+inline const std::string SHORT_RUNS = " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 40";
