@@ -740,13 +740,13 @@ static std::vector<real> logits_with_values_scrambled(const std::string& model, 
     Run r(&c);
     load_quietly(&r, model);
     Model& m = r.model;
-    int C = m.config.C, HS = m.config.HS(), T = 6;
+    std::vector<int> tokens = {1, 5, 9, 13, 17, 21};
+    int C = m.config.C, HS = m.config.HS(), T = (int)tokens.size();
     if (head >= 0) {
         Rng rng{11};
         real* wv = m.param(P_WV, layer);  // (C out, C in): out dims [head * HS, (head + 1) * HS) are the head's values
         for (size_t k = (size_t)head * HS * C; k < (size_t)(head + 1) * HS * C; k++) wv[k] = (real)rng.normal();
     }
-    std::vector<int> tokens = {1, 5, 9, 13, 17, 21};
     model_forward(&m, tokens.data(), nullptr, 1, T, NO_DROPOUT);
     return std::vector<real>(m.act(A_LOGITS), m.act(A_LOGITS) + (size_t)T * m.config.V);
 }
