@@ -31,7 +31,8 @@ DEV_TOOLS = dev/report dev/t5_table dev/attention dev/table_extend dev/place_pat
 ifneq ($(NVCC),)
 # the GPU tests report IGNORED on a machine without a CUDA device
 TESTS += test/test_gpu
-NVCC_BUILD = $(NVCC) -std=c++17 $(NVCCFLAGS) -arch=sm_$(GPU_ARCH) -Xcompiler "$(CXXFLAGS)"
+# --default-stream per-thread: kernels launched without a stream go to one a CUDA graph can capture
+NVCC_BUILD = $(NVCC) -std=c++17 $(NVCCFLAGS) -arch=sm_$(GPU_ARCH) --default-stream per-thread -Xcompiler "$(CXXFLAGS)"
 
 all: train $(DEV_TOOLS) $(TESTS) $(DEV)
 

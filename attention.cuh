@@ -225,7 +225,7 @@ inline void batched_gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOp
 // out (B, T, C) and att (B, NH, T, T) from qkv (B, T, 3C), whose q and k the PE has rotated,
 // and the bias planes (planes, NH, T, T), or nullptr for a PE without a score bias
 inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* bias, int planes,
-                                  const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
+                                  const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
     int HS = C / NH, heads = B * NH;
     long long head = (long long)T * HS, square = (long long)T * T;
     size_t n_heads = (size_t)heads * head;
@@ -250,7 +250,7 @@ inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att,
 //   dqkv <- dq, dk, dv                           overwritten, not accumulated
 // The caller then adds dscores to the bias planes' gradient and rotates dq, dk back.
 inline void attention_backward_gpu(cublasHandle_t cublas, float* dqkv, float* dscores, const float* dout, const float* qkv, const float* att,
-                                   const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
+                                   const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
     int HS = C / NH, heads = B * NH;
     long long head = (long long)T * HS, square = (long long)T * T;
     size_t n_heads = (size_t)heads * head;

@@ -70,6 +70,7 @@ struct RunConfig {
     int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
     std::string device = "auto";   // auto: the GPU when there is one
     std::string precision = "tf32";
+    std::string cuda_graphs = "on";  // on: each training step's kernels replayed as one CUDA graph per batch shape
     // modes that look at a task
     int show = 0;
     std::string split = "train";
@@ -187,6 +188,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
         {"--device", FLAG_STRING, &c->device, false, TRAIN | BENCH | RESUME | LOAD, "auto (the GPU if there is one), cpu or gpu"},
         {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "GPU matrix products: fp32, or tf32 on tensor cores (default)"},
+        {"--cuda-graphs", FLAG_STRING, &c->cuda_graphs, false, TRAIN | BENCH | RESUME,
+         "on (default): a GPU training step runs as one CUDA graph per batch shape; off: kernel by kernel (same results)"},
         {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default: all cores)"},
         {"--show", FLAG_INT, &c->show, false, SHOW, "print N examples of --split as prompt<TAB>target, then exit"},
         {"--split", FLAG_STRING, &c->split, false, SHOW, "split for --show: train, valid or test"},

@@ -6,6 +6,13 @@
  Conventions, as on the CPU: forward launchers overwrite their outputs, backward ones accumulate
  (+=). No kernel uses atomics: every sum runs in a fixed order (a warp's butterfly, a block's
  tree, or a loop), so a run repeats bit for bit on the same GPU.
+
+ Every kernel, copy and cuBLAS call runs on the calling thread's default stream (make compiles
+ with --default-stream per-thread, and cublas_create gives cuBLAS that stream): a CUDA graph can
+ capture it, where it cannot capture the legacy default stream. So that a captured training step
+ can be replayed, no launcher of the step reads anything from the host: the step's scalars (the
+ dropout keys, the loss's divisor, AdamW's step size) are read from device memory, and its loss
+ and gradient norm are left there.
 */
 #pragma once
 
@@ -39,6 +46,8 @@ struct CublasApi {
     decltype(&cublasCreate_v2) create;
     decltype(&cublasDestroy_v2) destroy;
     decltype(&cublasSetMathMode) set_math_mode;
+    decltype(&cublasSetStream_v2) set_stream;
+    decltype(&cublasSetWorkspace_v2) set_workspace;
     decltype(&cublasSgemm_v2) sgemm;
     decltype(&cublasSgemmStridedBatched) sgemm_strided_batched;
 };
@@ -59,6 +68,8 @@ inline const CublasApi& cublas_api() {
         load_cublas_function(library, name, "cublasCreate_v2", loaded.create);
         load_cublas_function(library, name, "cublasDestroy_v2", loaded.destroy);
         load_cublas_function(library, name, "cublasSetMathMode", loaded.set_math_mode);
+        load_cublas_function(library, name, "cublasSetStream_v2", loaded.set_stream);
+        load_cublas_function(library, name, "cublasSetWorkspace_v2", loaded.set_workspace);
         load_cublas_function(library, name, "cublasSgemm_v2", loaded.sgemm);
         load_cublas_function(library, name, "cublasSgemmStridedBatched", loaded.sgemm_strided_batched);
         return loaded;
@@ -70,11 +81,18 @@ inline const CublasApi& cublas_api() {
 enum Precision { PRECISION_FP32, PRECISION_TF32 };
 static const char* const PRECISION_NAMES[] = {"fp32", "tf32"};
 
-// a cuBLAS handle whose matmuls run at the given precision; release it with cublas_api().destroy
-inline cublasHandle_t cublas_create(Precision precision) {
+// cuBLAS's workspace on Hopper, as its documentation recommends (32 MiB)
+static const size_t CUBLAS_WORKSPACE_BYTES = (size_t)32 << 20;
+
+// A cuBLAS handle whose matmuls run at the given precision on this thread's default stream,
+// with `workspace` (CUBLAS_WORKSPACE_BYTES of device memory) as its workspace: given, not
+// allocated by cuBLAS while a graph is being captured. Release it with cublas_api().destroy.
+inline cublasHandle_t cublas_create(Precision precision, void* workspace) {
     cublasHandle_t handle = nullptr;
     cublasCheck(cublas_api().create(&handle));
     cublasCheck(cublas_api().set_math_mode(handle, precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    cublasCheck(cublas_api().set_stream(handle, cudaStreamPerThread));
+    cublasCheck(cublas_api().set_workspace(handle, workspace, CUBLAS_WORKSPACE_BYTES));  // after set_stream, which resets it
     return handle;
 }
 
@@ -105,14 +123,17 @@ __device__ inline float warp_max(float x) {
 __device__ inline size_t warp_index() { return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / WARP; }
 __device__ inline int lane() { return threadIdx.x % WARP; }
 
-// the multiplier of dropout element i: mask / (1 - p), times an extra scale (see Dropout)
+// The multiplier of dropout element i: mask / (1 - p), times an extra scale (see Dropout). The
+// site's key is read from device memory, where the host writes each step's keys before the
+// step, so a captured step draws new masks when replayed; without dropout it is not read.
 struct DropoutMask {
-    uint32_t key, threshold;
+    const uint32_t* key;  // in device memory; may be nullptr when d.p == 0
+    uint32_t threshold;
     float kept;  // what a kept element is multiplied by
 
-    DropoutMask(const Dropout& d, uint32_t site_key, float scale = 1.0f)
+    DropoutMask(const Dropout& d, const uint32_t* site_key, float scale = 1.0f)
         : key(site_key), threshold(d.threshold()), kept(d.p == 0 ? scale : (float)d.scale() * scale) {}
-    __device__ float factor(size_t i) const { return dropout_keeps(key, (uint32_t)i, threshold) ? kept : 0.0f; }
+    __device__ float factor(size_t i) const { return threshold == 0 || dropout_keeps(*key, (uint32_t)i, threshold) ? kept : 0.0f; }
 };
 
 // ----------------------------------------------------------------------------
@@ -122,7 +143,7 @@ __global__ void dropout_forward_kernel(float* out, const float* inp, DropoutMask
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) out[i] = inp[i] * mask.factor(i);
 }
-inline void dropout_forward_gpu(float* out, const float* inp, const Dropout& d, uint32_t key, size_t n, float s = 1) {
+inline void dropout_forward_gpu(float* out, const float* inp, const Dropout& d, const uint32_t* key, size_t n, float s = 1) {
     dropout_forward_kernel<<<grid_for(n), BLOCK>>>(out, inp, DropoutMask(d, key, s), n);
     launchCheck();
 }
@@ -131,7 +152,7 @@ __global__ void dropout_backward_kernel(float* dinp, const float* dout, DropoutM
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) dinp[i] += dout[i] * mask.factor(i);
 }
-inline void dropout_backward_gpu(float* dinp, const float* dout, const Dropout& d, uint32_t key, size_t n, float s = 1) {
+inline void dropout_backward_gpu(float* dinp, const float* dout, const Dropout& d, const uint32_t* key, size_t n, float s = 1) {
     dropout_backward_kernel<<<grid_for(n), BLOCK>>>(dinp, dout, DropoutMask(d, key, s), n);
     launchCheck();
 }
@@ -140,7 +161,7 @@ __global__ void relu_dropout_forward_kernel(float* out, const float* inp, Dropou
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) out[i] = inp[i] > 0 ? inp[i] * mask.factor(i) : 0.0f;
 }
-inline void relu_dropout_forward_gpu(float* out, const float* inp, const Dropout& d, uint32_t key, size_t n) {
+inline void relu_dropout_forward_gpu(float* out, const float* inp, const Dropout& d, const uint32_t* key, size_t n) {
     relu_dropout_forward_kernel<<<grid_for(n), BLOCK>>>(out, inp, DropoutMask(d, key), n);
     launchCheck();
 }
@@ -149,7 +170,7 @@ __global__ void relu_dropout_backward_kernel(float* dinp, const float* dout, con
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n && inp[i] > 0) dinp[i] += dout[i] * mask.factor(i);
 }
-inline void relu_dropout_backward_gpu(float* dinp, const float* dout, const float* inp, const Dropout& d, uint32_t key, size_t n) {
+inline void relu_dropout_backward_gpu(float* dinp, const float* dout, const float* inp, const Dropout& d, const uint32_t* key, size_t n) {
     relu_dropout_backward_kernel<<<grid_for(n), BLOCK>>>(dinp, dout, inp, DropoutMask(d, key), n);
     launchCheck();
 }
@@ -352,83 +373,123 @@ __global__ void crossentropy_forward_kernel(float* losses, const float* logits, 
     if (lane() == 0) losses[n] = targets[n] < 0 ? 0.0f : logf(sum) + max - z[targets[n]];
 }
 
-// The mean over target rows: the per-row losses come back to the host and are summed there in
-// row order, as the CPU does.
-inline double crossentropy_forward_gpu(const float* logits, const int* targets, size_t N, int V, float* losses, std::vector<float>* host_losses,
-                                       const std::vector<int>& host_targets) {
-    crossentropy_forward_kernel<<<grid_for(N * WARP), BLOCK>>>(losses, logits, targets, N, V);
-    launchCheck();
-    host_losses->resize(N);
-    cudaCheck(cudaMemcpy(host_losses->data(), losses, N * sizeof(float), cudaMemcpyDeviceToHost));
-    double total = 0;
-    size_t count = 0;
-    for (size_t n = 0; n < N; n++) total += (*host_losses)[n], count += host_targets[n] >= 0;
-    return count ? total / count : 0.0;
+// the sum of one block's values, one per thread, by a tree in a fixed order; every thread gets
+// it. Once per kernel: its shared array is reused without a barrier before the first write.
+__device__ inline double block_sum(double x) {
+    __shared__ double shared[BLOCK];
+    shared[threadIdx.x] = x;
+    __syncthreads();
+    for (int stride = BLOCK / 2; stride > 0; stride /= 2) {
+        if (threadIdx.x < stride) shared[threadIdx.x] += shared[threadIdx.x + stride];
+        __syncthreads();
+    }
+    return shared[0];
 }
 
-__global__ void crossentropy_backward_kernel(float* dlogits, const float* logits, const int* targets, size_t N, int V, float inverse_count) {
+// one block: the sum of n floats, each thread's strided sum in double, then block_sum
+__global__ void sum_kernel(double* out, const float* x, size_t n) {
+    double sum = 0;
+    for (size_t i = threadIdx.x; i < n; i += BLOCK) sum += x[i];
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) *out = sum;
+}
+
+// The per-row losses and, in device memory, their sum (the host divides it by the count of
+// target rows when it reads it, after the step: the mean, as crossentropy_forward returns).
+inline void crossentropy_forward_gpu(const float* logits, const int* targets, size_t N, int V, float* losses, double* loss_sum) {
+    crossentropy_forward_kernel<<<grid_for(N * WARP), BLOCK>>>(losses, logits, targets, N, V);
+    launchCheck();
+    sum_kernel<<<1, BLOCK>>>(loss_sum, losses, N);
+    launchCheck();
+}
+
+__global__ void crossentropy_backward_kernel(float* dlogits, const float* logits, const int* targets, size_t N, int V, const float* inverse_count) {
     size_t n = warp_index();
     if (n >= N || targets[n] < 0) return;
     const float* z = logits + n * V;
     float max, sum;
     softmax_stats(z, V, &max, &sum);
-    for (int v = lane(); v < V; v += WARP) dlogits[n * V + v] += (expf(z[v] - max) / sum - (v == targets[n])) * inverse_count;
+    for (int v = lane(); v < V; v += WARP) dlogits[n * V + v] += (expf(z[v] - max) / sum - (v == targets[n])) * *inverse_count;
 }
-inline void crossentropy_backward_gpu(float* dlogits, const float* logits, const int* targets, size_t N, int V, size_t count) {
-    crossentropy_backward_kernel<<<grid_for(N * WARP), BLOCK>>>(dlogits, logits, targets, N, V, 1.0f / count);
+// inverse_count: 1 / crossentropy_backward's count, in device memory (it changes from batch to batch)
+inline void crossentropy_backward_gpu(float* dlogits, const float* logits, const int* targets, size_t N, int V, const float* inverse_count) {
+    crossentropy_backward_kernel<<<grid_for(N * WARP), BLOCK>>>(dlogits, logits, targets, N, V, inverse_count);
     launchCheck();
 }
 
 // ----------------------------------------------------------------------------
 // optimisation: the global gradient norm, clipping, AdamW
 
+// What a training step reads from device memory rather than from its kernels' arguments, so that
+// a captured step replays with each step's values: the host writes them before the step.
+struct StepInputs {
+    float inverse_count;       // 1 / the tokens the loss's gradient averages over
+    double max_norm;           // the gradient norm clipping keeps to
+    double step_size;          // AdamW's lr sqrt(1 - beta2^t) / (1 - beta1^t)
+    double decay;              // lr * weight decay: the share of a decaying weight taken off
+    double beta1, beta2, eps;  // AdamW's, as OptimConfig has them
+};
+
+// What the step leaves in device memory for the host to read once it has finished.
+struct StepResults {
+    double loss_sum;  // the per-row losses, summed
+    double norm;      // the gradient norm before clipping
+};
+
 static const int NORM_CHUNK = 1 << 16;  // elements per block of the sum of squares
 
-// each block: the sum of squares of one chunk, threads' strided sums then a tree, in double
+// each block: the sum of squares of one chunk, threads' strided sums then block_sum, in double
 __global__ void sum_of_squares_kernel(double* partials, const float* x, size_t n) {
-    __shared__ double shared[BLOCK];
     size_t first = (size_t)blockIdx.x * NORM_CHUNK;
     double sum = 0;
-    for (size_t i = first + threadIdx.x; i < first + NORM_CHUNK && i < n; i += blockDim.x) sum += (double)x[i] * x[i];
-    shared[threadIdx.x] = sum;
-    __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) shared[threadIdx.x] += shared[threadIdx.x + stride];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+    for (size_t i = first + threadIdx.x; i < first + NORM_CHUNK && i < n; i += BLOCK) sum += (double)x[i] * x[i];
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }
 
-__global__ void scale_kernel(float* x, float s, size_t n) {
+// one block: the norm, the square root of the chunks' sums added in a fixed order
+__global__ void gradient_norm_kernel(StepResults* results, const double* partials, int chunks) {
+    double sum = 0;
+    for (int i = threadIdx.x; i < chunks; i += BLOCK) sum += partials[i];
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) results->norm = sqrt(sum);
+}
+
+// x *= max_norm / (norm + 1e-6) where that is below 1, as clip_gradients decides
+__global__ void clip_kernel(float* x, size_t n, const StepInputs* in, const StepResults* results) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= s;
+    double coef = in->max_norm / (results->norm + 1e-6);
+    if (i < n && coef < 1) x[i] *= (float)coef;
 }
 
-// clip_gradients of model.h: returns the norm before clipping. `partials` holds n / NORM_CHUNK + 1 doubles.
-inline double clip_gradients_gpu(float* grads, size_t n, double max_norm, double* partials) {
+// clip_gradients of model.h to in->max_norm: the norm before clipping into results->norm.
+// `partials` holds n / NORM_CHUNK + 1 doubles.
+inline void clip_gradients_gpu(float* grads, size_t n, const StepInputs* in, double* partials, StepResults* results) {
     int chunks = (int)((n + NORM_CHUNK - 1) / NORM_CHUNK);
     sum_of_squares_kernel<<<chunks, BLOCK>>>(partials, grads, n);
     launchCheck();
-    std::vector<double> host(chunks);
-    cudaCheck(cudaMemcpy(host.data(), partials, chunks * sizeof(double), cudaMemcpyDeviceToHost));
-    double total = 0;
-    for (double p : host) total += p;
-    double norm = sqrt(total), coef = max_norm / (norm + 1e-6);
-    if (coef < 1) {
-        scale_kernel<<<grid_for(n), BLOCK>>>(grads, (float)coef, n);
-        launchCheck();
-    }
-    return norm;
+    gradient_norm_kernel<<<1, BLOCK>>>(results, partials, chunks);
+    launchCheck();
+    clip_kernel<<<grid_for(n), BLOCK>>>(grads, n, in, results);
+    launchCheck();
 }
 
-// adamw_update of model.h for one tensor, in double like the CPU
-__global__ void adamw_kernel(float* params, const float* grads, float* m, float* v, size_t n, double step_size, double decay,
-                             double beta1, double beta2, double eps) {
+// adamw_update of model.h over every tensor at once (the flat buffer), in double like the CPU.
+// decays[i]: whether element i's tensor decays. A step whose loss or gradient norm (as the last
+// forward and clipping left them) is not finite changes nothing, as on the host.
+__global__ void adamw_kernel(float* params, const float* grads, float* m, float* v, const unsigned char* decays, size_t n, const StepInputs* in,
+                             const StepResults* results) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    if (i >= n || !isfinite(results->loss_sum) || !isfinite(results->norm)) return;
     float g = grads[i];
-    m[i] = (float)(beta1 * m[i] + (1 - beta1) * g);
-    v[i] = (float)(beta2 * v[i] + (1 - beta2) * g * g);
-    float p = params[i] - (float)(step_size * m[i] / (sqrt((double)v[i]) + eps));
+    m[i] = (float)(in->beta1 * m[i] + (1 - in->beta1) * g);
+    v[i] = (float)(in->beta2 * v[i] + (1 - in->beta2) * g * g);
+    float p = params[i] - (float)(in->step_size * m[i] / (sqrt((double)v[i]) + in->eps));
+    double decay = decays[i] ? in->decay : 0.0;
     params[i] = p - (float)(decay * p);
+}
+inline void adamw_gpu(float* params, const float* grads, float* m, float* v, const unsigned char* decays, size_t n, const StepInputs* in,
+                      const StepResults* results) {
+    adamw_kernel<<<grid_for(n), BLOCK>>>(params, grads, m, v, decays, n, in, results);
+    launchCheck();
 }

@@ -8,28 +8,48 @@
 */
 #pragma once
 
+#include <map>
+#include <tuple>
+
 #include "attention.cuh"
 #include "kernels.cuh"
+
+// What a captured training step is specific to: its kernels' sizes and the pointers and
+// constants they were launched with. Everything else it reads (the batch, the dropout keys,
+// StepInputs) is copied into the same buffers before each replay.
+struct StepShape {
+    int B, T;
+    bool positions, offsets;  // whether the batch has positions and place offsets of its own
+    float dropout;            // p: the masks' threshold and scale are kernel arguments
+    bool operator<(const StepShape& o) const { return std::tie(B, T, positions, offsets, dropout) < std::tie(o.B, o.T, o.positions, o.offsets, o.dropout); }
+};
 
 struct GpuModel {
     ModelConfig config;
     Layout layout;
     int max_B;
     Precision precision;
+    bool graphs = true;                       // training steps captured in CUDA graphs (--cuda-graphs)
     float *params, *grads, *adam_m, *adam_v;  // each layout.total long
+    unsigned char* decays;                    // (layout.total) whether each element's tensor has weight decay
     float* acts[NUM_ACTS];                    // as the host Model's, one per row of ACTS
     AttentionWorkspace attention;
     float* weight_partials;                   // RMSNorm weight-gradient partial sums
     double* norm_partials;                    // gradient-norm partial sums
     float* losses;                            // (B, T) per-position losses
     int *tokens, *targets;                    // (B, T) the batch
+    size_t target_count = 0;                  // the batch's rows with a target
     int* positions;                           // (B, T) the batch's positions, when it has its own (drawn or coupled)
-    const int* batch_positions = nullptr;     // positions, or nullptr where the last forward's were 0 .. T-1
+    const int* batch_positions = nullptr;     // positions, or nullptr where the batch's are 0 .. T-1
     int* place_offsets;                       // (B) each sequence's shift of its Abacus places or coupled positions
+    const int* batch_offsets = nullptr;       // place_offsets, or nullptr where the batch has none
     int* abacus_rows;                         // (B, T) with --abacus: the Abacus row each token of the last forward read
     unsigned char* is_digit = nullptr;        // (V) with --abacus or --position-coupling: which tokens are digits
-    std::vector<int> host_targets;
-    std::vector<float> host_losses;
+    uint32_t* dropout_keys;                   // (dropout_sites(L)) the step's key of each dropout site
+    StepInputs inputs;                        // the host's copy of what the step reads from device memory
+    StepInputs* step_inputs;                  // the device's
+    StepResults* step_results;                // the loss's sum and the gradient norm, left by the step
+    std::map<StepShape, cudaGraphExec_t> captured;  // a training step's graph per shape
     PE pe;                                    // the PE's tables, in device memory
     cublasHandle_t cublas = nullptr;
     std::vector<void*> allocations;
@@ -38,8 +58,9 @@ struct GpuModel {
     GpuModel(const GpuModel&) = delete;
     GpuModel& operator=(const GpuModel&) = delete;
     ~GpuModel() {
+        for (auto& shape_graph : captured) cudaGraphExecDestroy(shape_graph.second);
+        if (cublas) cublas_api().destroy(cublas);  // before its workspace is freed
         for (void* p : allocations) cudaFree(p);
-        if (cublas) cublas_api().destroy(cublas);
     }
 
     template <typename T>
@@ -153,6 +174,10 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     g->grads = g->alloc<float>(total);
     g->adam_m = g->alloc<float>(total);
     g->adam_v = g->alloc<float>(total);
+    std::vector<unsigned char> decays(total, 0);
+    for (int id = 0; id < NUM_PARAMS; id++)
+        for (int l = 0; l < param_copies(c, id); l++) std::fill_n(decays.begin() + g->layout.at(id, l), param_numel(c, id), PARAMS[id].decay);
+    g->decays = g->upload(decays);
     for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1));
     g->attention = gpu_attention_workspace(g, c, max_B);
     g->weight_partials = g->alloc<float>((BT + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK * c.C);
@@ -167,45 +192,77 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
         if (m.is_digit.size() != (size_t)c.V) fail("internal error: an Abacus or coupled model needs its vocabulary's digits");
         g->is_digit = g->upload(m.is_digit);
     }
+    g->dropout_keys = g->upload(std::vector<uint32_t>(dropout_sites(c.L), 0));
+    g->inputs = StepInputs();
+    g->step_inputs = g->upload(std::vector<StepInputs>{g->inputs});
+    g->step_results = g->upload(std::vector<StepResults>{StepResults()});
     g->pe = gpu_pe(g, m.pe_tables);
-    g->cublas = cublas_create(precision);
+    g->cublas = cublas_create(precision, g->alloc<char>(CUBLAS_WORKSPACE_BYTES));
     gpu_upload(g, m);
 }
 
-// model_forward on the GPU (t0 = 0): tokens, targets and places (as model_forward's; rows
-// packed with several sequences have no GPU kernels) are the host batch's; returns the loss
-inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop,
-                          const TokenPlaces& places = TokenPlaces()) {
+// the host's copy of the step's inputs into device memory
+inline void gpu_write_inputs(GpuModel* g) {
+    cudaCheck(cudaMemcpy(g->step_inputs, &g->inputs, sizeof(StepInputs), cudaMemcpyHostToDevice));
+}
+
+// What a forward reads from the host, copied to the GPU before its kernels run: the tokens, the
+// targets (or none), the places (as model_forward's; rows packed with several sequences have no
+// GPU kernels) and the dropout keys of drop's step.
+inline void gpu_stage_batch(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop,
+                            const TokenPlaces& places) {
     const ModelConfig& c = g->config;
-    int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
-    if (B > g->max_B || T > c.max_T) fail("internal error: gpu_forward(B %d, T %d) does not fit its buffers", B, T);
-    if (places.positions && !c.positions_per_row()) fail("internal error: gpu_forward with given positions, but the model has one bias plane");
-    if (places.starts) fail("internal error: gpu_forward of packed rows, which have no GPU kernels");
+    if (B > g->max_B || T > c.max_T) fail("internal error: a GPU batch of (B %d, T %d) does not fit its buffers", B, T);
+    if (places.positions && !c.positions_per_row()) fail("internal error: a GPU batch with given positions, but the model has one bias plane");
+    if (places.starts) fail("internal error: a GPU batch of packed rows, which have no GPU kernels");
     cudaCheck(cudaMemcpy(g->tokens, tokens.data(), BT * sizeof(int), cudaMemcpyHostToDevice));
+    g->target_count = 0;
+    if (targets) {
+        for (size_t n = 0; n < BT; n++) g->target_count += (*targets)[n] >= 0;
+        cudaCheck(cudaMemcpy(g->targets, targets->data(), BT * sizeof(int), cudaMemcpyHostToDevice));
+    }
     g->batch_positions = nullptr;
     if (places.positions) {
         cudaCheck(cudaMemcpy(g->positions, places.positions, BT * sizeof(int), cudaMemcpyHostToDevice));
         g->batch_positions = g->positions;
     }
-    const int* offsets = nullptr;
+    if (c.position_coupling) g->batch_positions = g->positions;  // computed there by the forward
+    g->batch_offsets = nullptr;
     if (places.place_offsets) {
         cudaCheck(cudaMemcpy(g->place_offsets, places.place_offsets, B * sizeof(int), cudaMemcpyHostToDevice));
-        offsets = g->place_offsets;
+        g->batch_offsets = g->place_offsets;
     }
-    if (c.position_coupling) {
-        couple_positions_gpu(g->positions, g->tokens, offsets, g->is_digit, B, T);
-        g->batch_positions = g->positions;
+    if (drop.p > 0) {
+        std::vector<uint32_t> keys(dropout_sites(c.L));
+        for (int l = 0; l < c.L; l++)
+            for (DropoutSite site : {SITE_ATTN_PROBS, SITE_ATTN_OUT, SITE_FFN_HIDDEN, SITE_FFN_OUT}) keys[dropout_site_index(site, l)] = drop.key(site, l);
+        keys[SITE_EMBED] = drop.key(SITE_EMBED), keys[SITE_FINAL] = drop.key(SITE_FINAL);
+        cudaCheck(cudaMemcpy(g->dropout_keys, keys.data(), keys.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
     }
+}
+
+// the device's key of a dropout site (the step's, as gpu_stage_batch wrote them)
+inline const uint32_t* gpu_site_key(GpuModel* g, DropoutSite site, int layer = 0) { return g->dropout_keys + dropout_site_index(site, layer); }
+
+// model_forward's kernels (t0 = 0) on the staged batch; with targets, the loss's sum into
+// step_results. Nothing here reads the host, so a graph can capture it.
+inline void gpu_forward_kernels(GpuModel* g, int B, int T, bool with_targets, const Dropout& drop) {
+    const ModelConfig& c = g->config;
+    int C = c.C, NH = c.NH, F = c.F, V = c.V;
+    size_t BT = (size_t)B * T;
     const int* pos = g->batch_positions;
+    const int* offsets = g->batch_offsets;
     auto A = [&](int id, int l = 0) { return g->act(id, l); };
+    auto key = [&](DropoutSite site, int l = 0) { return gpu_site_key(g, site, l); };
     cublasHandle_t cublas = g->cublas;
     int planes = planes_for(c, pos, B);
     const float* bias = pe_has_score_bias(c.pe) ? A(A_PE_BIAS) : nullptr;
 
+    if (c.position_coupling) couple_positions_gpu(g->positions, g->tokens, offsets, g->is_digit, B, T);
     embedding_forward_gpu(A(A_RES_IN), g->tokens, pos, g->param(P_WTE), g->param(P_PE_TABLE), g->pe, B, T, C);
     if (c.abacus) abacus_forward_gpu(A(A_RES_IN), g->abacus_rows, g->tokens, offsets, g->param(P_ABACUS), g->is_digit, B, T, C);
-    dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, drop.key(SITE_EMBED), BT * C);
+    dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         float* res_in = A(A_RES_IN, l);
         float* res_mid = A(A_RES_MID, l);
@@ -216,63 +273,76 @@ inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std
         rotate_qk_forward_gpu(A(A_QKV, l), pos, g->pe, B, T, C, NH);
         // the bias planes: made once for every layer, or per layer from its own PE parameters
         if (bias && (l == 0 || c.pe_per_layer)) pe_bias_forward_gpu(A(A_PE_BIAS), g->param(P_PE_TABLE, l), pos, g->pe, planes, T, NH);
-        attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH,
+        attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, key(SITE_ATTN_PROBS, l), B, T, C, NH,
                               &g->attention);
         matmul_forward_gpu(cublas, branch, A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
-        dropout_forward_gpu(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
+        dropout_forward_gpu(branch, branch, drop, key(SITE_ATTN_OUT, l), BT * C);
         residual_forward_gpu(res_mid, res_in, branch, BT * C);
         rmsnorm_forward_gpu(A(A_LN2, l), A(A_LN2_RSTD, l), res_mid, g->param(P_LN2, l), BT, C);
         matmul_forward_gpu(cublas, A(A_FC, l), A(A_LN2, l), g->param(P_W1, l), BT, C, F);
-        relu_dropout_forward_gpu(A(A_FC_ACT, l), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
+        relu_dropout_forward_gpu(A(A_FC_ACT, l), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
         matmul_forward_gpu(cublas, branch, A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C);
-        dropout_forward_gpu(branch, branch, drop, drop.key(SITE_FFN_OUT, l), BT * C);
+        dropout_forward_gpu(branch, branch, drop, key(SITE_FFN_OUT, l), BT * C);
         residual_forward_gpu(res_out, res_mid, branch, BT * C);
     }
     rmsnorm_forward_gpu(A(A_LNF), A(A_LNF_RSTD), A(A_RES_OUT), g->param(P_LNF), BT, C);
-    dropout_forward_gpu(A(A_HEAD_IN), A(A_LNF), drop, drop.key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
+    dropout_forward_gpu(A(A_HEAD_IN), A(A_LNF), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
     matmul_forward_gpu(cublas, A(A_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
-    if (!targets) return 0;
-    g->host_targets.assign(targets->begin(), targets->begin() + BT);
-    cudaCheck(cudaMemcpy(g->targets, targets->data(), BT * sizeof(int), cudaMemcpyHostToDevice));
-    return crossentropy_forward_gpu(A(A_LOGITS), g->targets, BT, V, g->losses, &g->host_losses, g->host_targets);
+    if (with_targets) crossentropy_forward_gpu(A(A_LOGITS), g->targets, BT, V, g->losses, &g->step_results->loss_sum);
 }
 
-// model_backward on the GPU: the gradient of the last gpu_forward's loss, into g->grads
-// loss_tokens: as model_backward's
-inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t loss_tokens = 0) {
+// what the last step left on the device, read once it has finished
+inline StepResults gpu_results(GpuModel* g) {
+    StepResults r;
+    cudaCheck(cudaMemcpy(&r, g->step_results, sizeof(StepResults), cudaMemcpyDeviceToHost));
+    return r;
+}
+
+// the mean loss over the batch's target rows, from the sum the forward left (0 without targets)
+inline double gpu_mean_loss(GpuModel* g) { return g->target_count ? gpu_results(g).loss_sum / g->target_count : 0.0; }
+
+// model_forward on the GPU (t0 = 0): tokens, targets and places are the host batch's; returns the loss
+inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop,
+                          const TokenPlaces& places = TokenPlaces()) {
+    gpu_stage_batch(g, tokens, targets, B, T, drop, places);
+    gpu_forward_kernels(g, B, T, targets != nullptr, drop);
+    return targets ? gpu_mean_loss(g) : 0.0;
+}
+
+// model_backward's kernels, the gradient of the last forward's loss into g->grads (the loss's
+// divisor read from step_inputs). Nothing here reads the host, so a graph can capture it.
+inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop) {
     const ModelConfig& c = g->config;
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
     auto A = [&](int id, int l = 0) { return g->act(id, l); };
+    auto key = [&](DropoutSite site, int l = 0) { return gpu_site_key(g, site, l); };
     auto zeroed = [&](int id) {
-        cudaCheck(cudaMemset(g->act(id), 0, act_numel(c, ACTS[id].shape, B, T) * sizeof(float)));
+        cudaCheck(cudaMemsetAsync(g->act(id), 0, act_numel(c, ACTS[id].shape, B, T) * sizeof(float), cudaStreamPerThread));
         return g->act(id);
     };
     cublasHandle_t cublas = g->cublas;
     const int* pos = g->batch_positions;  // as the forward had them
     int planes = planes_for(c, pos, B);
-    cudaCheck(cudaMemset(g->grads, 0, g->layout.total * sizeof(float)));
-    size_t count = 0;
-    for (size_t n = 0; n < BT; n++) count += g->host_targets[n] >= 0;
-    if (count == 0) return;
+    cudaCheck(cudaMemsetAsync(g->grads, 0, g->layout.total * sizeof(float), cudaStreamPerThread));
 
-    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, loss_tokens ? loss_tokens : count);
+    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, &g->step_inputs->inverse_count);
     matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
-    dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
+    dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
     rmsnorm_backward_gpu(zeroed(A_D_RES), g->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), g->param(P_LNF), A(A_LNF_RSTD), BT, C, g->weight_partials);
     float* dbias = pe_has_score_bias(c.pe) ? zeroed(A_D_PE_BIAS) : nullptr;  // the layers that read one PE tensor add their parts
     for (int l = c.L - 1; l >= 0; l--) {
         // feed-forward block
-        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_FFN_OUT, l), BT * C);
+        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_FFN_OUT, l), BT * C);
         matmul_backward_gpu(cublas, zeroed(A_D_FC_ACT), g->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C);
-        relu_dropout_backward_gpu(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
+        relu_dropout_backward_gpu(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
         matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), g->param(P_W1, l), BT, C, F);
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN2, l), A(A_D_LN), A(A_RES_MID, l), g->param(P_LN2, l), A(A_LN2_RSTD, l), BT, C, g->weight_partials);
         // attention block
-        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_ATTN_OUT, l), BT * C);
+        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_ATTN_OUT, l), BT * C);
         matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
-        attention_backward_gpu(cublas, A(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop, drop.key(SITE_ATTN_PROBS, l),
-                               B, T, C, NH, &g->attention);
+        attention_backward_gpu(cublas, A(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop, key(SITE_ATTN_PROBS, l), B, T, C, NH,
+                               &g->attention);
         if (pe_has_score_bias(c.pe)) {
             pe_bias_plane_backward_gpu(dbias, A(A_D_SCORES), planes, B, T, NH);
             // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own
@@ -286,28 +356,101 @@ inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t 
         matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN1, l), A(A_D_LN), A(A_RES_IN, l), g->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C, g->weight_partials);
     }
-    dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_EMBED), BT * C);
+    dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_EMBED), BT * C);
     embedding_backward_gpu(g->grad(P_WTE), g->grad(P_PE_TABLE), A(A_D_BRANCH), g->tokens, pos, g->pe, B, T, C, V);
     if (c.abacus) abacus_backward_gpu(g->grad(P_ABACUS), A(A_D_BRANCH), g->abacus_rows, B, T, C, abacus_rows(c.max_T));
 }
 
-// clip_gradients of model.h on the GPU: returns the gradient norm before clipping
-inline double gpu_clip_gradients(GpuModel* g, double max_norm) {
-    return clip_gradients_gpu(g->grads, g->layout.total, max_norm, g->norm_partials);
+// the loss's divisor for the last staged batch: loss_tokens as model_backward's (0 for the count of targets)
+inline void gpu_set_loss_tokens(GpuModel* g, size_t loss_tokens) {
+    size_t count = loss_tokens ? loss_tokens : g->target_count;
+    g->inputs.inverse_count = count ? 1.0f / count : 0.0f;
 }
 
-// adamw_update of model.h on the GPU, tensor by tensor as model.h walks them
+// model_backward on the GPU: the gradient of the last gpu_forward's loss, into g->grads
+inline void gpu_backward(GpuModel* g, int B, int T, const Dropout& drop, size_t loss_tokens = 0) {
+    gpu_set_loss_tokens(g, loss_tokens);
+    gpu_write_inputs(g);
+    gpu_backward_kernels(g, B, T, drop);
+}
+
+// AdamW's inputs for update t (1-based) at learning rate lr, as adamw_update has them
+inline void gpu_set_adamw_inputs(GpuModel* g, const OptimConfig& o, double lr, int t) {
+    g->inputs.step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
+    g->inputs.decay = lr * o.weight_decay;
+    g->inputs.beta1 = o.beta1, g->inputs.beta2 = o.beta2, g->inputs.eps = o.eps;
+}
+
+// clipping's and AdamW's kernels: the norm into step_results, then the update, which does nothing
+// when the loss or the norm is not finite
+inline void gpu_update_kernels(GpuModel* g) {
+    size_t n = g->layout.total;
+    clip_gradients_gpu(g->grads, n, g->step_inputs, g->norm_partials, g->step_results);
+    adamw_gpu(g->params, g->grads, g->adam_m, g->adam_v, g->decays, n, g->step_inputs, g->step_results);
+}
+
+// clip_gradients of model.h on the GPU: returns the gradient norm before clipping
+inline double gpu_clip_gradients(GpuModel* g, double max_norm) {
+    g->inputs.max_norm = max_norm;
+    gpu_write_inputs(g);
+    clip_gradients_gpu(g->grads, g->layout.total, g->step_inputs, g->norm_partials, g->step_results);
+    return gpu_results(g).norm;
+}
+
+// adamw_update of model.h on the GPU, every tensor in one launch
 inline void gpu_adamw_update(GpuModel* g, const OptimConfig& o, double lr, int t) {
-    double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
-    for (int id = 0; id < NUM_PARAMS; id++)
-        for (int l = 0; l < param_copies(g->config, id); l++) {
-            size_t start = g->layout.at(id, l), n = param_numel(g->config, id);
-            if (n == 0) continue;
-            double decay = PARAMS[id].decay ? lr * o.weight_decay : 0;
-            adamw_kernel<<<grid_for(n), BLOCK>>>(g->params + start, g->grads + start, g->adam_m + start, g->adam_v + start, n, step_size, decay,
-                                               o.beta1, o.beta2, o.eps);
-            launchCheck();
-        }
+    gpu_set_adamw_inputs(g, o, lr, t);
+    gpu_write_inputs(g);
+    adamw_gpu(g->params, g->grads, g->adam_m, g->adam_v, g->decays, g->layout.total, g->step_inputs, g->step_results);
+}
+
+// Runs `kernels` (a step's launches on this thread's stream) as the graph captured for `shape`:
+// one launch instead of hundreds. A shape's first step runs kernel by kernel, so that every
+// kernel is loaded and cuBLAS has chosen its algorithms before the capture, which records the
+// same launches for the shape's later steps without running them.
+template <typename Kernels>
+inline void gpu_run_captured(GpuModel* g, const StepShape& shape, Kernels kernels) {
+    auto found = g->captured.find(shape);
+    if (found != g->captured.end()) {
+        cudaCheck(cudaGraphLaunch(found->second, cudaStreamPerThread));
+        return;
+    }
+    kernels();
+    cudaGraph_t graph;
+    cudaCheck(cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeGlobal));
+    kernels();
+    cudaCheck(cudaStreamEndCapture(cudaStreamPerThread, &graph));
+    cudaGraphExec_t exec;
+    cudaCheck(cudaGraphInstantiate(&exec, graph, 0));
+    cudaCheck(cudaGraphDestroy(graph));
+    g->captured.emplace(shape, exec);
+}
+
+// One training step on the GPU: forward with the batch's targets, backward (the loss divided by
+// loss_tokens, as model_backward's), clipping to max_norm and AdamW's update t (1-based) at
+// learning rate lr, which leaves the parameters and AdamW state as they were when the loss or the
+// gradient norm is not finite. Sets both. With g->graphs the kernels run as the graph of the
+// batch's shape; the host waits for the GPU once, to read the loss and the norm.
+inline void gpu_train_step(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>& targets, int B, int T, const Dropout& drop,
+                           const TokenPlaces& places, size_t loss_tokens, const OptimConfig& o, double lr, int t, double max_norm, double* loss,
+                           double* norm) {
+    gpu_stage_batch(g, tokens, &targets, B, T, drop, places);
+    gpu_set_loss_tokens(g, loss_tokens);
+    gpu_set_adamw_inputs(g, o, lr, t);
+    g->inputs.max_norm = max_norm;
+    gpu_write_inputs(g);
+    auto kernels = [&] {
+        gpu_forward_kernels(g, B, T, true, drop);
+        gpu_backward_kernels(g, B, T, drop);
+        gpu_update_kernels(g);
+    };
+    if (g->graphs)
+        gpu_run_captured(g, StepShape{B, T, g->batch_positions != nullptr, g->batch_offsets != nullptr, drop.p}, kernels);
+    else
+        kernels();
+    StepResults r = gpu_results(g);
+    *loss = g->target_count ? r.loss_sum / g->target_count : 0.0;
+    *norm = r.norm;
 }
 
 // the logits of the last forward, (B, T, V), copied to the host

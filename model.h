@@ -229,6 +229,12 @@ inline Layout make_layout(const ModelConfig& c, size_t align = 1) {
 enum DropoutSite { SITE_EMBED, SITE_FINAL, SITE_ATTN_PROBS, SITE_ATTN_OUT, SITE_FFN_HIDDEN, SITE_FFN_OUT };
 static const int SITES_PER_LAYER = 4;  // the last four above, once per layer
 
+// the sites numbered 0, 1, ...: the two outside the layers, then each layer's four
+inline int dropout_site_index(DropoutSite site, int layer = 0) {
+    return site < SITE_ATTN_PROBS ? site : SITE_ATTN_PROBS + layer * SITES_PER_LAYER + (site - SITE_ATTN_PROBS);
+}
+inline int dropout_sites(int layers) { return SITE_ATTN_PROBS + layers * SITES_PER_LAYER; }
+
 struct Dropout {
     float p;  // probability of dropping; 0 turns dropout off (evaluation)
     uint64_t seed;
@@ -237,8 +243,7 @@ struct Dropout {
     uint32_t threshold() const { return (uint32_t)(p * 4294967296.0); }
     real scale() const { return (real)(1.0 / (1.0 - p)); }
     uint32_t key(DropoutSite site, int layer = 0) const {
-        int index = site < SITE_ATTN_PROBS ? site : SITE_ATTN_PROBS + layer * SITES_PER_LAYER + (site - SITE_ATTN_PROBS);
-        return (uint32_t)mix64(seed ^ mix64(((uint64_t)step << 20) + index));
+        return (uint32_t)mix64(seed ^ mix64(((uint64_t)step << 20) + dropout_site_index(site, layer)));
     }
 };
 

@@ -191,6 +191,7 @@ static void resolve_config(RunConfig* c) {
     if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
     if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
     if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
+    if (c->cuda_graphs != "on" && c->cuda_graphs != "off") fail("--cuda-graphs expects on or off, got '%s'", c->cuda_graphs.c_str());
 #ifdef __CUDACC__
     // (a check may run where the runs will not: on a cluster's login node, say)
     if (c->device == "gpu" && !gpu_present() && !c->check) fail("--device gpu: no CUDA device is visible");
@@ -299,12 +300,9 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
     OptimConfig o = optim_config(c);
 #ifdef __CUDACC__
     if (r->gpu) {
-        *loss = gpu_forward(r->gpu.get(), batch.tokens, &batch.targets, batch.B, batch.T, drop, batch.places());
-        gpu_backward(r->gpu.get(), batch.B, batch.T, drop, batch.loss_tokens);
-        *grad_norm = gpu_clip_gradients(r->gpu.get(), c.grad_clip);
-        if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
-        gpu_adamw_update(r->gpu.get(), o, lr_at(o, step), step + 1);
-        return true;
+        gpu_train_step(r->gpu.get(), batch.tokens, batch.targets, batch.B, batch.T, drop, batch.places(), batch.loss_tokens, o, lr_at(o, step), step + 1,
+                       c.grad_clip, loss, grad_norm);
+        return std::isfinite(*loss) && std::isfinite(*grad_norm);  // else AdamW left everything as it was
     }
 #endif
     *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.places());
@@ -396,8 +394,9 @@ static void make_model(Run* r, const ModelConfig& mc) {
     if (gpu) {
         r->gpu.reset(new GpuModel());
         gpu_init(r->gpu.get(), r->model, c.batch, c.precision == "fp32" ? PRECISION_FP32 : PRECISION_TF32);
+        r->gpu->graphs = c.cuda_graphs == "on";
         double fp32, tf32;
-        describe(*r, "device: %s, %s matrix products\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str());
+        describe(*r, "device: %s, %s matrix products, CUDA graphs %s\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str(), c.cuda_graphs.c_str());
         return;
     }
 #endif
@@ -1349,33 +1348,36 @@ static void run_bench(RunConfig* c) {
         build(&r);
     }
     // --sort-pool K: a pool's batches run from short to long in a drawn order, so the timed steps
-    // are whole pools (10 rounded up to K's multiple), and the warm-up takes the batches after them
-    const int pool = std::max(1, c->sort_pool), warmup = 3, timed = (10 + pool - 1) / pool * pool;
+    // are whole pools (10 rounded up to K's multiple). The warm-up runs the same steps' batches
+    // once, untimed: each shape has then had its CUDA graph captured (and cuBLAS its kernels
+    // loaded), so the timed steps replay, as every step of a run but a shape's first does.
+    const int pool = std::max(1, c->sort_pool), timed = (10 + pool - 1) / pool * pool;
     BatchSampler sampler(c->seed, train_split(r), c->sort_pool, training_rounding(*c, r.model.config.max_T));  // with --bench-seq, not read
     Batch batch;
     double seconds = 0, grad_norm = 0;
     long real = 0, padded = 0, rows = 0;
-    for (int i = 0; i < warmup + timed; i++) {
-        int step = i < warmup ? timed + i : i - warmup;
-        if (c->bench_seq > 0) {
-            batch.B = c->batch, batch.T = c->bench_seq, batch.real_tokens = (long)c->batch * c->bench_seq;
-            batch.tokens.resize((size_t)batch.B * batch.T);
-            for (int& token : batch.tokens) token = rng.between(2, BENCH_VOCAB - 1);
-            batch.targets.assign(batch.tokens.begin() + 1, batch.tokens.end());
-            batch.targets.push_back(-1);
-        } else {
-            training_batch(&batch, &sampler, r, step);
+    for (int pass = 0; pass < 2; pass++)
+        for (int step = 0; step < timed; step++) {
+            bool warmup = pass == 0;
+            if (c->bench_seq > 0) {
+                batch.B = c->batch, batch.T = c->bench_seq, batch.real_tokens = (long)c->batch * c->bench_seq;
+                batch.tokens.resize((size_t)batch.B * batch.T);
+                for (int& token : batch.tokens) token = rng.between(2, BENCH_VOCAB - 1);
+                batch.targets.assign(batch.tokens.begin() + 1, batch.tokens.end());
+                batch.targets.push_back(-1);
+            } else {
+                training_batch(&batch, &sampler, r, step);
+            }
+            auto start = std::chrono::steady_clock::now();
+            double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished
+            bool last = !warmup && step == timed - 1;
+            if (last) device_profile(&r, true);
+            if (!train_step(&r, batch, step, &loss, &grad_norm)) fail("--bench: step %d was not finite (loss %g), so its time would leave out the update", step + 1, loss);
+            if (last) device_profile(&r, false);
+            if (warmup) continue;
+            seconds += seconds_since(start);
+            real += batch.real_tokens, padded += (long)batch.B * batch.T, rows += batch.B;
         }
-        auto start = std::chrono::steady_clock::now();
-        double loss = 0;  // the step ends by reading the gradient norm back: the GPU has finished
-        bool last = i == warmup + timed - 1;
-        if (last) device_profile(&r, true);
-        if (!train_step(&r, batch, step, &loss, &grad_norm)) fail("--bench: step %d was not finite (loss %g), so its time would leave out the update", step + 1, loss);
-        if (last) device_profile(&r, false);
-        if (i < warmup) continue;
-        seconds += seconds_since(start);
-        real += batch.real_tokens, padded += (long)batch.B * batch.T, rows += batch.B;
-    }
     const ModelConfig& m = r.model.config;
     double T = (double)padded / rows;                                            // mean padded length of a row
     double flops = (6.0 * r.model.layout.total + 6.0 * m.L * m.C * T) * padded;  // 6N + 6LCT per token (llm.c)
@@ -1384,11 +1386,11 @@ static void run_bench(RunConfig* c) {
 #ifdef __CUDACC__
     if (r.gpu) {
         double fp32, tf32;
-        device = gpu_name(&fp32, &tf32) + ", " + c->precision;
+        device = gpu_name(&fp32, &tf32) + ", " + c->precision + ", CUDA graphs " + c->cuda_graphs;
         peak = c->precision == "fp32" ? fp32 : tf32;
     }
 #endif
-    printf("\nbench on %s: %d steps of %d sequences after %d warm-up steps\n", device.c_str(), timed, c->batch, warmup);
+    printf("\nbench on %s: %d steps of %d sequences, after the same steps once as a warm-up\n", device.c_str(), timed, c->batch);
     printf("%10ld tokens in the timed steps, %ld computed with their padding (%.0f%% padding)\n", real, padded, 100.0 * (padded - real) / padded);
     printf("%10.2f ms/step\n%10.0f tokens/s (real tokens)\n%10.0f tokens/s (padding included)\n", 1000 * seconds / timed, real / seconds,
            padded / seconds);

@@ -3,8 +3,9 @@
 #   tests     the GPU tests and the command-line tests (which then train on the GPU)
 #   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck, synccheck
 #   kernels   check and time the attention kernels of dev/cuda
-#   bench     the paper model with every PE the GPU runs (all but cope), in fp32 and tf32, on
-#             copy's batches and on 64 x 256 random tokens: the table README shows; copy's
+#   bench     the paper model with every PE the GPU runs (all but cope), in fp32 and tf32, with
+#             CUDA graphs on and off, on copy's batches and on 64 x 256 random tokens: the
+#             table README shows; copy's
 #             batches sorted by length (--sort-pool 16, and padded to multiples of 8); drawn
 #             positions (--random-positions); and
 #             addition with --abacus and --position-coupling beside the PE alone
@@ -13,7 +14,8 @@
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
 # SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
-# PES and PRECISIONS choose the bench's rows (default every PE the GPU runs, fp32 and tf32).
+# PES, PRECISIONS and GRAPHS choose the bench's rows (default every PE the GPU runs, fp32 and
+# tf32, graphs on and off).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/gpu_check}
@@ -83,41 +85,44 @@ kernels() {
     grep -E "^==|MISMATCH|TFLOP|error" "$dir/kernels.log"
 }
 
-# one row of the table: PE, precision, shape name, then ./train flags
+# one row of the table: PE, precision, CUDA graphs (on or off), shape name, then ./train flags
 row() {
     local out
-    out=$(./train --bench --model paper --pe "$1" --precision "$2" "${@:4}" 2>&1) || { echo "$1 $2 $3 failed: $(echo "$out" | tail -1)"; return; }
+    out=$(./train --bench --model paper --pe "$1" --precision "$2" --cuda-graphs "$3" "${@:5}" 2>&1) || { echo "$1 $2 $3 $4 failed: $(echo "$out" | tail -1)"; return; }
     echo "$out" >> "$dir/bench.log"
-    printf "%-12s %-5s %-8s %10s %12s %12s %8s\n" "$1" "$2" "$3" "$(echo "$out" | awk '/ms\/step/ {print $1}')" \
+    printf "%-12s %-5s %-6s %-11s %10s %12s %12s %8s\n" "$1" "$2" "$3" "$4" "$(echo "$out" | awk '/ms\/step/ {print $1}')" \
         "$(echo "$out" | awk '/real tokens/ {print $1}')" "$(echo "$out" | awk '/padding included/ {print $1}')" \
         "$(echo "$out" | awk '/MFU/ {print $1}')"
 }
 
-# PRECISIONS (default "fp32 tf32") and PES (default every PE the GPU runs) choose the rows
+# PRECISIONS (default "fp32 tf32"), PES (default every PE the GPU runs) and GRAPHS (default
+# "on off") choose the rows
 bench() {
     echo
-    printf "%-12s %-5s %-8s %10s %12s %12s %8s\n" pe prec shape ms/step "tok/s real" "tok/s padded" MFU
+    printf "%-12s %-5s %-6s %-11s %10s %12s %12s %8s\n" pe prec graphs shape ms/step "tok/s real" "tok/s padded" MFU
     for precision in ${PRECISIONS:-fp32 tf32}; do
         for pe in ${PES:-nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire}; do
-            row $pe $precision copy --task copy
-            row $pe $precision 64x256 --bench-seq 256
+            for graphs in ${GRAPHS:-on off}; do
+                row $pe $precision $graphs copy --task copy
+                row $pe $precision $graphs 64x256 --bench-seq 256
+            done
         done
     done
     # copy's batches sorted by length (--sort-pool 16: 4% padding instead of 40%), and those rows
     # padded to a multiple of 8 tokens (18% padding): do tensor cores repay aligned shapes?
     for pe in nope t5; do
-        row $pe tf32 copy-s16 --task copy --sort-pool 16
-        row $pe tf32 copy-s16p8 --task copy --sort-pool 16 --pad-to-multiple 8
+        row $pe tf32 on copy-s16 --task copy --sort-pool 16
+        row $pe tf32 on copy-s16p8 --task copy --sort-pool 16 --pad-to-multiple 8
     done
     # drawn positions: a bias plane per sequence instead of one per batch
     for pe in t5 fire; do
-        row $pe tf32 copy-r2048 --task copy --random-positions 2048
+        row $pe tf32 on copy-r2048 --task copy --random-positions 2048
     done
     # the wrappers that place digits, on addition written units first, against the PE alone
     for pe in ape rope; do
-        row $pe tf32 add-rev --task addition --reverse-digits
-        row $pe tf32 add-abacus --task addition --reverse-digits --abacus
-        row $pe tf32 add-coupled --task addition --reverse-digits --position-coupling
+        row $pe tf32 on add-rev --task addition --reverse-digits
+        row $pe tf32 on add-abacus --task addition --reverse-digits --abacus
+        row $pe tf32 on add-coupled --task addition --reverse-digits --position-coupling
     done
 }
 

@@ -205,6 +205,7 @@ static const std::vector<Case>& choice_cases() {
         {"--model", "--model huge", "unknown model preset 'huge' (valid: paper small tiny)"},
         {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
         {"--precision", "--precision bf16", "unknown precision 'bf16' (valid: fp32 tf32)"},
+        {"--cuda-graphs", "--cuda-graphs maybe", "--cuda-graphs expects on or off, got 'maybe'"},
         {"--split", "--show 1 --split dev", "unknown split 'dev' (valid: train valid test)"},
         {"--scratchpad", "--task addition --scratchpad all --show 1",
          "unknown --scratchpad 'all' (valid: none full minimal no-input no-comp no-output no-vars no-remaining)"},

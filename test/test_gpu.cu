@@ -1,9 +1,9 @@
 // GPU tests: every kernel against its CPU twin in model.h on random, non-zero inputs; the whole
 // training step (loss and every gradient) against the CPU for every PE but CoPE with dropout on,
 // at drawn positions, with a PE tensor per layer, and with Abacus rows or coupled positions
-// too; RoPE's scaled angles; twenty
-// steps that must track the CPU; runs that repeat bit for bit; a GPU checkpoint read back on the
-// CPU. Built only when nvcc is present; without a CUDA device every test reports IGNORED.
+// too; RoPE's scaled angles; twenty steps (each replayed from a CUDA graph) that must track the
+// CPU; runs that repeat bit for bit; captured steps that repeat uncaptured ones bit for bit, and
+// a non-finite one that changes nothing; a GPU checkpoint read back on the CPU. Built only when nvcc is present; without a CUDA device every test reports IGNORED.
 #define TESTING
 #include "train.cu"
 #include "test/unity.h"
@@ -44,8 +44,9 @@ struct Device {
 };
 
 struct Cublas {
+    Device<char> workspace{std::vector<char>(CUBLAS_WORKSPACE_BYTES)};
     cublasHandle_t handle;
-    explicit Cublas(Precision p) : handle(cublas_create(p)) {}
+    explicit Cublas(Precision p) : handle(cublas_create(p, workspace.ptr)) {}
     ~Cublas() { cublas_api().destroy(handle); }
 };
 
@@ -156,15 +157,16 @@ static void test_dropout_relu_and_residual_match_cpu(void) {
     std::vector<float> x = random_floats(n, 15), y = random_floats(n, 16), dout = random_floats(n, 17);
     std::vector<float> out(n), relu(n), sum(n), dx = random_floats(n, 18), dx_relu = random_floats(n, 19);
     Device<float> d_x(x), d_y(y), d_dout(dout), d_out(out), d_relu(relu), d_sum(sum), d_dx(dx), d_dx_relu(dx_relu);
+    Device<uint32_t> d_key{std::vector<uint32_t>{key}};  // the GPU reads the site's key from device memory
     dropout_forward(out.data(), x.data(), TEST_DROPOUT, key, n, 0.5f);
     dropout_backward(dx.data(), dout.data(), TEST_DROPOUT, key, n, 0.5f);
     relu_dropout_forward(relu.data(), x.data(), TEST_DROPOUT, key, n);
     relu_dropout_backward(dx_relu.data(), dout.data(), x.data(), TEST_DROPOUT, key, n);
     residual_forward(sum.data(), x.data(), y.data(), n);
-    dropout_forward_gpu(d_out.ptr, d_x.ptr, TEST_DROPOUT, key, n, 0.5f);
-    dropout_backward_gpu(d_dx.ptr, d_dout.ptr, TEST_DROPOUT, key, n, 0.5f);
-    relu_dropout_forward_gpu(d_relu.ptr, d_x.ptr, TEST_DROPOUT, key, n);
-    relu_dropout_backward_gpu(d_dx_relu.ptr, d_dout.ptr, d_x.ptr, TEST_DROPOUT, key, n);
+    dropout_forward_gpu(d_out.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n, 0.5f);
+    dropout_backward_gpu(d_dx.ptr, d_dout.ptr, TEST_DROPOUT, d_key.ptr, n, 0.5f);
+    relu_dropout_forward_gpu(d_relu.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n);
+    relu_dropout_backward_gpu(d_dx_relu.ptr, d_dout.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n);
     residual_forward_gpu(d_sum.ptr, d_x.ptr, d_y.ptr, n);
     // the masks are integer hashes: the same elements are dropped on both devices
     std::vector<float> gpu_out = d_out.host();
@@ -181,15 +183,18 @@ static void test_crossentropy_matches_cpu(void) {
     const int N = 20, V = 37;
     std::vector<int> targets(N);
     for (int n = 0; n < N; n++) targets[n] = n % 3 == 0 ? -1 : (n * 7) % V;
-    std::vector<float> z = random_floats(N * V, 20, 3.0), dz = random_floats(N * V, 21), host_losses;
+    std::vector<float> z = random_floats(N * V, 20, 3.0), dz = random_floats(N * V, 21);
     Device<float> d_z(z), d_dz(dz), d_losses{std::vector<float>(N)};
     Device<int> d_targets(targets);
+    Device<double> d_loss_sum{std::vector<double>(1)};
     double loss = crossentropy_forward(z.data(), targets.data(), N, V);
     size_t count = 0;
     for (int t : targets) count += t >= 0;
     crossentropy_backward(dz.data(), z.data(), targets.data(), N, V, count);
-    double gpu_loss = crossentropy_forward_gpu(d_z.ptr, d_targets.ptr, N, V, d_losses.ptr, &host_losses, targets);
-    crossentropy_backward_gpu(d_dz.ptr, d_z.ptr, d_targets.ptr, N, V, count);
+    Device<float> d_inverse_count{std::vector<float>{1.0f / count}};
+    crossentropy_forward_gpu(d_z.ptr, d_targets.ptr, N, V, d_losses.ptr, d_loss_sum.ptr);
+    crossentropy_backward_gpu(d_dz.ptr, d_z.ptr, d_targets.ptr, N, V, d_inverse_count.ptr);
+    double gpu_loss = d_loss_sum.host()[0] / count;  // the mean, as the host takes it from the sum
     TEST_ASSERT_DOUBLE_WITHIN(KERNEL_RTOL * loss, loss, gpu_loss);
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dz.data(), d_dz.host().data(), dz.size(), "dlogits");
 }
@@ -216,6 +221,7 @@ static void test_attention_matches_cpu_for_every_pe(void) {
             PE pe = gpu_pe(&memory, tables);
             AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
             uint32_t key = TEST_DROPOUT.key(SITE_ATTN_PROBS, 1);
+            Device<uint32_t> d_key{std::vector<uint32_t>{key}};
             size_t n_params = pe_param_count(kind, C, NH, config.max_pos());
             std::vector<float> table = random_floats(std::max<size_t>(n_params, 1), 23);
             if (kind == PE_FIRE) table[fire_layout(NH).m] = 0.05f;  // L = 25.6: the later queries take the branch past L
@@ -241,8 +247,8 @@ static void test_attention_matches_cpu_for_every_pe(void) {
 
             if (biased) pe_bias_forward_gpu(d_bias.ptr, d_table.ptr, d_at, pe, planes, T, NH);
             rotate_qk_forward_gpu(d_qkv.ptr, d_at, pe, B, T, C, NH);
-            attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, biased ? d_bias.ptr : nullptr, planes, TEST_DROPOUT, key, B, T, C, NH, &w);
-            attention_backward_gpu(cublas.handle, d_dqkv.ptr, d_dscores.ptr, d_dout.ptr, d_qkv.ptr, d_att.ptr, TEST_DROPOUT, key, B, T, C, NH, &w);
+            attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, biased ? d_bias.ptr : nullptr, planes, TEST_DROPOUT, d_key.ptr, B, T, C, NH, &w);
+            attention_backward_gpu(cublas.handle, d_dqkv.ptr, d_dscores.ptr, d_dout.ptr, d_qkv.ptr, d_att.ptr, TEST_DROPOUT, d_key.ptr, B, T, C, NH, &w);
             if (biased) {
                 pe_bias_plane_backward_gpu(d_dbias.ptr, d_dscores.ptr, planes, B, T, NH);
                 pe_bias_backward_gpu(d_dtable.ptr, d_dbias.ptr, d_table.ptr, d_at, pe, planes, T, NH, n_params, &w);
@@ -425,19 +431,30 @@ static void test_scaled_rope_tables_reach_the_gpu(void) {
     TEST_ASSERT_MESSAGE(plain != scaled, "scaling RoPE's angles did not change the GPU's logits");
 }
 
+static OptimConfig test_optim(int steps, double lr) {
+    OptimConfig o;
+    o.steps = steps, o.lr = lr;
+    return o;
+}
+
+// one training step on the GPU as ./train runs it (captured in a graph when g->graphs), at
+// update `step` of `o` with dropout 0.1; sets the loss and the gradient norm
+static void gpu_step(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>& targets, int B, int T, const OptimConfig& o, int step,
+                     uint64_t seed, double* loss, double* norm) {
+    Dropout drop = {0.1f, seed, step};
+    gpu_train_step(g, tokens, targets, B, T, drop, TokenPlaces(), 0, o, lr_at(o, step), step + 1, 1.0, loss, norm);
+}
+
 // one update on each device; returns the CPU's loss and sets the GPU's
 static double step_both(SmallSetup* s, GpuModel* g, int step, double* gpu_loss) {
-    OptimConfig o;
-    o.steps = 20, o.lr = 3e-3;
+    OptimConfig o = test_optim(20, 3e-3);
     Dropout drop = {0.1f, 12, step};
     double loss = model_forward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop);
     model_backward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop);
     clip_gradients(&s->cpu, 1.0);
     adamw_update(&s->cpu, o, lr_at(o, step), step + 1);
-    *gpu_loss = gpu_forward(g, s->tokens, &s->targets, SmallSetup::B, SmallSetup::T, drop);
-    gpu_backward(g, SmallSetup::B, SmallSetup::T, drop);
-    gpu_clip_gradients(g, 1.0);
-    gpu_adamw_update(g, o, lr_at(o, step), step + 1);
+    double norm;
+    gpu_step(g, s->tokens, s->targets, SmallSetup::B, SmallSetup::T, o, step, 12, gpu_loss, &norm);
     return loss;
 }
 
@@ -464,20 +481,87 @@ static void test_gpu_runs_repeat_bit_for_bit(void) {
         SmallSetup s(PE_T5, 0.1f, 7);
         GpuModel g;
         gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_TF32);
-        OptimConfig o;
-        o.steps = 5, o.lr = 1e-3;
+        OptimConfig o = test_optim(5, 1e-3);
         for (int step = 0; step < 5; step++) {
-            Dropout drop = {0.1f, 13, step};
-            losses[run].push_back(gpu_forward(&g, s.tokens, &s.targets, SmallSetup::B, SmallSetup::T, drop));
-            gpu_backward(&g, SmallSetup::B, SmallSetup::T, drop);
-            gpu_clip_gradients(&g, 1.0);
-            gpu_adamw_update(&g, o, lr_at(o, step), step + 1);
+            double loss, norm;
+            gpu_step(&g, s.tokens, s.targets, SmallSetup::B, SmallSetup::T, o, step, 13, &loss, &norm);
+            losses[run].push_back(loss);
         }
         gpu_download(&s.cpu, g);
         params[run] = s.cpu.params;
     }
     TEST_ASSERT_MESSAGE(losses[0] == losses[1], "losses differ between two identical GPU runs");
     TEST_ASSERT_MESSAGE(params[0] == params[1], "parameters differ between two identical GPU runs");
+}
+
+// the first `columns` tokens of every row of a (B, T) batch
+static std::vector<int> first_columns(const std::vector<int>& rows, int T, int columns) {
+    std::vector<int> out;
+    for (size_t start = 0; start < rows.size(); start += T) out.insert(out.end(), rows.begin() + start, rows.begin() + start + columns);
+    return out;
+}
+
+// A step replayed from its graph computes what the same kernels launched one by one compute,
+// bit for bit: batches of two shapes in turn (a graph each, captured once and replayed with
+// new tokens, targets, dropout keys and learning rates) against the same steps uncaptured.
+static void test_captured_steps_repeat_uncaptured_ones_bit_for_bit(void) {
+    REQUIRE_GPU();
+    const int B = SmallSetup::B, T = SmallSetup::T, SHORT = T - 7, STEPS = 6;
+    std::vector<float> params[2];
+    std::vector<double> losses[2], norms[2];
+    size_t graphs[2];
+    for (bool captured : {false, true}) {
+        SmallSetup s(PE_T5, 0.1f, 14);
+        std::vector<int> short_tokens = first_columns(s.tokens, T, SHORT), short_targets = first_columns(s.targets, T, SHORT);
+        GpuModel g;
+        gpu_init(&g, s.cpu, B, PRECISION_TF32);
+        g.graphs = captured;
+        OptimConfig o = test_optim(STEPS, 3e-3);
+        for (int step = 0; step < STEPS; step++) {
+            double loss, norm;
+            if (step % 2 == 0) gpu_step(&g, s.tokens, s.targets, B, T, o, step, 15, &loss, &norm);
+            else gpu_step(&g, short_tokens, short_targets, B, SHORT, o, step, 15, &loss, &norm);
+            losses[captured].push_back(loss), norms[captured].push_back(norm);
+        }
+        gpu_download(&s.cpu, g);
+        params[captured] = s.cpu.params;
+        graphs[captured] = g.captured.size();
+    }
+    TEST_ASSERT_EQUAL_INT(0, (int)graphs[0]);
+    TEST_ASSERT_EQUAL_INT(2, (int)graphs[1]);  // one per shape, replayed after
+    TEST_ASSERT_MESSAGE(losses[0][0] != losses[0][2] && losses[0][2] != losses[0][4], "the steps did not learn: nothing was compared");
+    TEST_ASSERT_MESSAGE(losses[0] == losses[1], "a captured step's loss differs from the uncaptured one's");
+    TEST_ASSERT_MESSAGE(norms[0] == norms[1], "a captured step's gradient norm differs from the uncaptured one's");
+    TEST_ASSERT_MESSAGE(params[0] == params[1], "captured steps left other parameters than uncaptured ones");
+}
+
+// whether two tensor sets hold the same bits (NaNs included)
+static bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// A replayed step whose loss is not finite leaves the parameters and AdamW state as they were:
+// the update decides on the device, from the loss and the norm the step itself computed.
+static void test_a_non_finite_replayed_step_changes_nothing(void) {
+    REQUIRE_GPU();
+    SmallSetup s(PE_ALIBI, 0.1f, 16);
+    GpuModel g;
+    gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+    OptimConfig o = test_optim(5, 3e-3);
+    double loss, norm;
+    gpu_step(&g, s.tokens, s.targets, SmallSetup::B, SmallSetup::T, o, 0, 17, &loss, &norm);  // captures the shape's graph
+    TEST_ASSERT(std::isfinite(loss) && std::isfinite(norm));
+    Model poisoned = s.cpu;
+    gpu_download(&poisoned, g);
+    poisoned.param(P_LNF)[0] = NAN;  // every logit, and so the loss, becomes NaN
+    gpu_upload(&g, poisoned);
+    gpu_step(&g, s.tokens, s.targets, SmallSetup::B, SmallSetup::T, o, 1, 17, &loss, &norm);
+    TEST_ASSERT_EQUAL_INT(1, (int)g.captured.size());  // replayed, not captured again
+    TEST_ASSERT_FALSE(std::isfinite(loss));
+    Model after = poisoned;
+    gpu_download(&after, g);
+    TEST_ASSERT_MESSAGE(same_bits(poisoned.params, after.params), "a non-finite step changed the parameters");
+    TEST_ASSERT_MESSAGE(same_bits(poisoned.adam_m, after.adam_m) && same_bits(poisoned.adam_v, after.adam_v), "a non-finite step changed AdamW's state");
 }
 
 // a checkpoint written from the GPU loads on the CPU and gives the GPU's logits
@@ -521,6 +605,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_scaled_rope_tables_reach_the_gpu);
     RUN_TEST(test_twenty_steps_on_gpu_track_the_cpu);
     RUN_TEST(test_gpu_runs_repeat_bit_for_bit);
+    RUN_TEST(test_captured_steps_repeat_uncaptured_ones_bit_for_bit);
+    RUN_TEST(test_a_non_finite_replayed_step_changes_nothing);
     RUN_TEST(test_a_gpu_checkpoint_reads_back_on_the_cpu);
     return UNITY_END();
 }

@@ -342,7 +342,7 @@ static void test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did
     for (const std::pair<int, int>& shape : cost.shapes) TEST_ASSERT_TRUE(shape.second % 8 == 0 || shape.second == cap);
 }
 
-// --bench times the batches of steps 0, 1, ... (the warm-up takes later ones): 10 of them, or
+// --bench times the batches of steps 0, 1, ... (after the same batches once as a warm-up): 10 of them, or
 // with --sort-pool K whole pools, so that a pool's short and long batches count alike; the
 // tokens it reports are those batches' own, as batch_cost counts them.
 static void test_bench_times_whole_pools_of_the_first_steps(void) {

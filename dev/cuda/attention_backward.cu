@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
         AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
         Dropout drop = {0.1f, 1, 0};
         uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
+        const uint32_t* d_key = memory.upload(std::vector<uint32_t>{key});  // the kernels read it on the device
         size_t n_params = pe_param_count(a.pe, C, NH, T);
         bool learned = pe_has_score_bias(a.pe) && n_params > 0;  // T5, KERPLE, FIRE: a gradient for the bias's parameters
         if (a.version == 1 && learned && a.pe != PE_T5) fail("version 1 has a table gradient for T5 alone: run version 2");
@@ -112,8 +113,8 @@ int main(int argc, char** argv) {
 
         float *d_qkv = to_device(qkv), *d_att = to_device(att), *d_dout = to_device(dout), *d_dqkv = to_device(dqkv);
         float *d_dscores = to_device(dscores), *d_dtable = to_device(dtable), *d_table = to_device(table), *d_dbias = to_device(dbias);
-        cublasHandle_t cublas = cublas_create(PRECISION_FP32);
-        DropoutMask mask(drop, key);
+        cublasHandle_t cublas = cublas_create(PRECISION_FP32, memory.alloc<char>(CUBLAS_WORKSPACE_BYTES));
+        DropoutMask mask(drop, d_key);
         auto run = [&] {
             cudaCheck(cudaMemset(d_dtable, 0, dtable.size() * sizeof(float)));
             cudaCheck(cudaMemset(d_dbias, 0, dbias.size() * sizeof(float)));
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
                 if (a.pe == PE_T5) t5_table_backward_kernel1<<<grid_for((size_t)T5_NUM_BUCKETS * NH), BLOCK>>>(d_dtable, d_dscores, pe, B, T, NH);
                 launchCheck();
             } else {
-                attention_backward_gpu(cublas, d_dqkv, d_dscores, d_dout, d_qkv, d_att, drop, key, B, T, C, NH, &w);
+                attention_backward_gpu(cublas, d_dqkv, d_dscores, d_dout, d_qkv, d_att, drop, d_key, B, T, C, NH, &w);
                 if (pe_has_score_bias(a.pe)) {  // as ./train runs it: ALiBi's planes too, whose gradient reaches no parameter
                     pe_bias_plane_backward_gpu(d_dbias, d_dscores, 1, B, T, NH);
                     if (a.version == 3) pe_bias_backward_gpu(d_dtable, d_dbias, d_table, nullptr, pe, 1, T, NH, n_params, &w);

@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
         AttentionWorkspace w = gpu_attention_workspace(&memory, config, B);
         Dropout drop = {0.1f, 1, 0};
         uint32_t key = drop.key(SITE_ATTN_PROBS, 0);
+        const uint32_t* d_key = memory.upload(std::vector<uint32_t>{key});  // the kernels read it on the device
         // inputs scaled so that unscaled q.k scores are O(1), as a trained model's are
         std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(pe_param_count(a.pe, C, NH, T), 2);
         std::vector<float> out((size_t)B * T * C), att((size_t)B * NH * T * T);
@@ -149,17 +150,17 @@ int main(int argc, char** argv) {
         float* d_lse = to_device(std::vector<float>((size_t)B * NH * T, 0));
         cudaCheck(cudaMemset(d_out, 0, out.size() * sizeof(float)));
         cudaCheck(cudaMemset(d_att, 0, att.size() * sizeof(float)));
-        cublasHandle_t cublas = cublas_create(PRECISION_FP32);
+        cublasHandle_t cublas = cublas_create(PRECISION_FP32, memory.alloc<char>(CUBLAS_WORKSPACE_BYTES));
         auto run = [&] {
             if (a.version == 1) {
-                attention_forward_kernel1<<<grid_for((size_t)B * NH * T), BLOCK>>>(d_out, d_att, d_qkv, d_table, pe, DropoutMask(drop, key), B, T, C, NH);
+                attention_forward_kernel1<<<grid_for((size_t)B * NH * T), BLOCK>>>(d_out, d_att, d_qkv, d_table, pe, DropoutMask(drop, d_key), B, T, C, NH);
                 launchCheck();
             } else if (a.version == 3) {
                 dim3 grid((T + ROWS3 - 1) / ROWS3, B * NH);
-                attention_forward_kernel3<64><<<grid, ROWS3 * WARP>>>(d_out, d_lse, d_qkv, d_table, nullptr, pe, DropoutMask(drop, key), B, T, NH);
+                attention_forward_kernel3<64><<<grid, ROWS3 * WARP>>>(d_out, d_lse, d_qkv, d_table, nullptr, pe, DropoutMask(drop, d_key), B, T, NH);
                 launchCheck();
             } else {
-                attention_forward_gpu(cublas, d_out, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, key, B, T, C, NH, &w);
+                attention_forward_gpu(cublas, d_out, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, d_key, B, T, C, NH, &w);
             }
         };
         if (pe_has_score_bias(a.pe)) pe_bias_forward_gpu(d_bias, d_table, nullptr, pe, 1, T, NH);
