@@ -8,6 +8,7 @@
 */
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <tuple>
 
@@ -50,6 +51,7 @@ struct GpuModel {
     StepInputs* step_inputs;                  // the device's
     StepResults* step_results;                // the loss's sum and the gradient norm, left by the step
     std::map<StepShape, cudaGraphExec_t> captured;  // a training step's graph per shape
+    double capture_seconds = 0;                     // spent capturing and instantiating them
     PE pe;                                    // the PE's tables, in device memory
     cublasHandle_t cublas = nullptr;
     std::vector<void*> allocations;
@@ -416,6 +418,7 @@ inline void gpu_run_captured(GpuModel* g, const StepShape& shape, Kernels kernel
         return;
     }
     kernels();
+    auto start = std::chrono::steady_clock::now();
     cudaGraph_t graph;
     cudaCheck(cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeGlobal));
     kernels();
@@ -424,6 +427,7 @@ inline void gpu_run_captured(GpuModel* g, const StepShape& shape, Kernels kernel
     cudaCheck(cudaGraphInstantiate(&exec, graph, 0));
     cudaCheck(cudaGraphDestroy(graph));
     g->captured.emplace(shape, exec);
+    g->capture_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // One training step on the GPU: forward with the batch's targets, backward (the loss divided by

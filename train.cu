@@ -1397,6 +1397,11 @@ static void run_bench(RunConfig* c) {
     if (peak > 0) printf("%10.1f TFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e12);
     else printf("%10.1f GFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e9);
     if (peak > 0) printf("%9.1f%% MFU (of %.1f TFLOP/s, the dense %s peak)\n", 100 * flops / seconds / 1e12 / peak, peak, c->precision.c_str());
+#ifdef __CUDACC__
+    if (r.gpu && r.gpu->graphs)
+        printf("%10zu CUDA graphs captured in the warm-up, %.1f ms each (once per batch shape in a run)\n", r.gpu->captured.size(),
+               1000 * r.gpu->capture_seconds / std::max<size_t>(1, r.gpu->captured.size()));
+#endif
 }
 
 static SplitKind find_split(const std::string& name) {
