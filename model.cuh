@@ -236,10 +236,7 @@ inline void gpu_stage_batch(GpuModel* g, const std::vector<int>& tokens, const s
         g->batch_offsets = g->place_offsets;
     }
     if (drop.p > 0) {
-        std::vector<uint32_t> keys(dropout_sites(c.L));
-        for (int l = 0; l < c.L; l++)
-            for (DropoutSite site : {SITE_ATTN_PROBS, SITE_ATTN_OUT, SITE_FFN_HIDDEN, SITE_FFN_OUT}) keys[dropout_site_index(site, l)] = drop.key(site, l);
-        keys[SITE_EMBED] = drop.key(SITE_EMBED), keys[SITE_FINAL] = drop.key(SITE_FINAL);
+        std::vector<uint32_t> keys = drop.keys(c.L);
         cudaCheck(cudaMemcpy(g->dropout_keys, keys.data(), keys.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
     }
 }

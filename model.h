@@ -245,6 +245,14 @@ struct Dropout {
     uint32_t key(DropoutSite site, int layer = 0) const {
         return (uint32_t)mix64(seed ^ mix64(((uint64_t)step << 20) + dropout_site_index(site, layer)));
     }
+    // every site's key, indexed by dropout_site_index (the GPU reads them from device memory)
+    std::vector<uint32_t> keys(int layers) const {
+        std::vector<uint32_t> out(dropout_sites(layers));
+        for (DropoutSite site : {SITE_EMBED, SITE_FINAL}) out[dropout_site_index(site)] = key(site);
+        for (int l = 0; l < layers; l++)
+            for (DropoutSite site : {SITE_ATTN_PROBS, SITE_ATTN_OUT, SITE_FFN_HIDDEN, SITE_FFN_OUT}) out[dropout_site_index(site, l)] = key(site, l);
+        return out;
+    }
 };
 
 static const Dropout NO_DROPOUT = {0.0f, 0, 0};

@@ -43,9 +43,9 @@ cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the cores, not Open
 
 # ---------------------------------------------------------------------------------------------
 # The flags of a run's line that no checkpoint keeps and --resume reads all the same (how it
-# evaluates, the GPU's precision): a resumed run is given them again, or it would validate and
-# test otherwise than it started. test_sweep checks the list against flags.h.
-RESUME_FLAGS=(--rope-scaling --eval-positions --sample --precision)
+# evaluates, the GPU's precision and CUDA graphs): a resumed run is given them again, or it would
+# validate, test or compute otherwise than it started. test_sweep checks the list against flags.h.
+RESUME_FLAGS=(--rope-scaling --eval-positions --sample --precision --cuda-graphs)
 
 # the RESUME_FLAGS among a run's flags ARGS, each with its value, one word a line
 resume_flags() {  # ARGS...

@@ -5,6 +5,8 @@
 #define MODEL_REAL double
 #include <omp.h>
 
+#include <set>
+
 #include "model.h"
 #include "test/unity.h"
 
@@ -154,6 +156,19 @@ static void test_dropout_and_relu_dropout_backward_match_finite_differences(void
     relu();
     for (size_t i = 0; i < n; i++) dropped += x[i] > 0 && out[i] == 0;
     TEST_ASSERT_GREATER_THAN(0, dropped);  // the mask really drops something here
+}
+
+// The keys the GPU reads from device memory, one per site: each site's own key, at the index
+// dropout_site_index gives it, and no two sites alike
+static void test_dropout_keys_list_every_site_once(void) {
+    const int layers = 3;
+    std::vector<uint32_t> keys = TEST_DROPOUT.keys(layers);
+    TEST_ASSERT_EQUAL_INT(dropout_sites(layers), (int)keys.size());
+    for (DropoutSite site : {SITE_EMBED, SITE_FINAL}) TEST_ASSERT_TRUE(TEST_DROPOUT.key(site) == keys[dropout_site_index(site)]);
+    for (int l = 0; l < layers; l++)
+        for (DropoutSite site : {SITE_ATTN_PROBS, SITE_ATTN_OUT, SITE_FFN_HIDDEN, SITE_FFN_OUT})
+            TEST_ASSERT_TRUE(TEST_DROPOUT.key(site, l) == keys[dropout_site_index(site, l)]);
+    TEST_ASSERT_EQUAL_INT((int)keys.size(), (int)std::set<uint32_t>(keys.begin(), keys.end()).size());
 }
 
 static void test_crossentropy_backward_matches_finite_differences(void) {
@@ -918,6 +933,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_embedding_backward_matches_finite_differences);
     RUN_TEST(test_abacus_backward_matches_finite_differences);
     RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
+    RUN_TEST(test_dropout_keys_list_every_site_once);
     RUN_TEST(test_crossentropy_backward_matches_finite_differences);
     RUN_TEST(test_rotation_backward_matches_finite_differences);
     RUN_TEST(test_cope_row_backward_matches_finite_differences);
