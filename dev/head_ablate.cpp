@@ -5,9 +5,13 @@
  so whatever the head attends to, its layer adds nothing of it. This is zero ablation: the layers
  after see nothing where they saw the head's output, not that output's mean, so a model may also
  fail for lack of a constant the head supplied; read the result beside other heads ablated alike.
- The model is written as a new checkpoint for ./train --load to evaluate.
+ With --zero-query the heads keep writing but no longer choose where to look: each one's HS rows
+ of its layer's query projection wq are set to zero, so its scores are what the PE adds without
+ a query (nothing for NoPE, APE and RoPE, whose attention is then even over the prefix: the
+ running mean of the head's values; T5's and ALiBi's bias alone). That separates what a head
+ reads from where it reads it. The model is written as a new checkpoint for ./train --load.
 
-   make dev/head_ablate && ./dev/head_ablate RUN/model.bin LAYER:HEAD[,LAYER:HEAD...] OUT.bin
+   make dev/head_ablate && ./dev/head_ablate [--zero-query] RUN/model.bin LAYER:HEAD[,LAYER:HEAD...] OUT.bin
    ./train --load OUT.bin [--sample N]
 
  docs/reproduction-cpu.md ("Copy with four layers") uses it on a RoPE model whose copies stop one
@@ -44,9 +48,12 @@ static std::vector<HeadId> parse_heads(const std::string& text, const ModelConfi
     return heads;
 }
 
+// what an ablation takes from a head: its output, or its query
+enum Ablation { ABLATE_OUTPUT, ABLATE_QUERY };
+
 // wo is stored (C out, C in) and multiplies the attention output, whose dims
 // [head * HS, (head + 1) * HS) are the head's (model.h's attention writes each head's slice)
-static void ablate_head(Model* m, HeadId id) {
+static void ablate_output(Model* m, HeadId id) {
     const ModelConfig& c = m->config;
     real* wo = m->param(P_WO, id.layer);
     for (int o = 0; o < c.C; o++) {
@@ -55,24 +62,34 @@ static void ablate_head(Model* m, HeadId id) {
     }
 }
 
-static void head_ablate(const std::string& in, const std::string& heads_text, const std::string& out) {
+// wq is stored (C out, C in): its out dims [head * HS, (head + 1) * HS), whole rows, are the head's query
+static void ablate_query(Model* m, HeadId id) {
+    const ModelConfig& c = m->config;
+    real* wq = m->param(P_WQ, id.layer);
+    std::fill(wq + (size_t)id.head * c.HS() * c.C, wq + (size_t)(id.head + 1) * c.HS() * c.C, real(0));
+}
+
+static void head_ablate(const std::string& in, const std::string& heads_text, const std::string& out, Ablation what = ABLATE_OUTPUT) {
     RunConfig c;
     Run r(&c);
     Header h = load_run(&r, in);
     if (h[H_KIND] != CKPT_MODEL) fail("%s holds a training state: give a run's model.bin", in.c_str());
-    for (HeadId id : parse_heads(heads_text, r.model.config)) ablate_head(&r.model, id);
+    for (HeadId id : parse_heads(heads_text, r.model.config)) (what == ABLATE_OUTPUT ? ablate_output : ablate_query)(&r.model, id);
     save_checkpoint(out, r.model, h);
-    printf("wrote %s: heads %s write nothing (their columns of wo are zero)\n", out.c_str(), heads_text.c_str());
+    if (what == ABLATE_OUTPUT) printf("wrote %s: heads %s write nothing (their columns of wo are zero)\n", out.c_str(), heads_text.c_str());
+    else printf("wrote %s: heads %s have no query (their rows of wq are zero)\n", out.c_str(), heads_text.c_str());
 }
 
 #ifdef HEAD_ABLATE_MAIN
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: dev/head_ablate MODEL.bin LAYER:HEAD[,LAYER:HEAD...] OUT.bin\n");
+    Ablation what = argc > 1 && !strcmp(argv[1], "--zero-query") ? ABLATE_QUERY : ABLATE_OUTPUT;
+    int first = what == ABLATE_QUERY ? 2 : 1;
+    if (argc - first != 3) {
+        fprintf(stderr, "usage: dev/head_ablate [--zero-query] MODEL.bin LAYER:HEAD[,LAYER:HEAD...] OUT.bin\n");
         return 1;
     }
     try {
-        head_ablate(argv[1], argv[2], argv[3]);
+        head_ablate(argv[first], argv[first + 1], argv[first + 2], what);
     } catch (const Error& e) {
         fprintf(stderr, "dev/head_ablate: error: %s\n", e.what());
         return 1;

@@ -803,6 +803,47 @@ static void test_head_ablate_silences_the_heads_named_and_no_other(void) {
     TEST_ASSERT_THROWS_WITH(head_ablate(dir + "/run/state.bin", "1:0", ablated), "holds a training state: give a run's model.bin");
 }
 
+// dev/head_ablate --zero-query: the head named keeps its output but loses its query (its rows of
+// wq zero, every other parameter as trained), so a RoPE head attends evenly over the prefix, 1 /
+// (i + 1) to each key, while the other head of its layer still chooses where to look
+static void test_head_ablate_zero_query_spreads_a_rope_heads_attention_evenly(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "rope"), ablated = dir + "/no-query.bin";
+    {
+        Silence quiet;
+        head_ablate(model, "1:0", ablated, ABLATE_QUERY);
+    }
+    RunConfig c0, c1;
+    Run before(&c0), after(&c1);
+    load_quietly(&before, model);
+    load_quietly(&after, ablated);
+    Model &m0 = before.model, &m1 = after.model;
+    int C = m1.config.C, HS = m1.config.HS(), NH = m1.config.NH;
+    size_t wq = m0.layout.at(P_WQ, 1);
+    for (size_t k = 0; k < m0.params.size(); k++) {
+        bool head_row = k >= wq && k < wq + (size_t)HS * C;  // wq[o][c] with o in head 0's dims
+        if (head_row) TEST_ASSERT_MESSAGE(m1.params[k] == 0, "a row of head 1:0 in wq is not zeroed");
+        else TEST_ASSERT_MESSAGE(m0.params[k] == m1.params[k], "a parameter outside head 1:0's rows of wq changed");
+    }
+    std::vector<int> tokens = {1, 5, 9, 13, 17, 21};
+    int T = (int)tokens.size();
+    double off_even[2] = {0, 0};  // each head's largest distance from even attention
+    for (Model* m : {&m0, &m1}) {
+        model_forward(m, tokens.data(), nullptr, 1, T, NO_DROPOUT);
+        for (int h = 0; h < NH; h++) {
+            const real* att = m->act(A_ATT, 1) + (size_t)h * T * T;
+            double off = 0;
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j <= i; j++) off = std::max(off, std::fabs(att[i * T + j] - 1.0 / (i + 1)));
+            if (m == &m1) off_even[h] = off;
+            else if (h == 0) TEST_ASSERT_GREATER_THAN(1e-3, off);  // it chose before the edit
+        }
+    }
+    TEST_ASSERT_LESS_THAN(1e-6, off_even[0]);
+    TEST_ASSERT_GREATER_THAN(1e-3, off_even[1]);
+}
+
 // dev/place_patch's edits on a tiny trained ALiBi model of reverse, counting the answer's first
 // three tokens, keep the identities they must. Entering layer 0 the stream is the words'
 // embedding alone (ALiBi adds nothing there) and the donor's the same, so `all` changes no logit;
@@ -998,6 +1039,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_table_extend_repeats_the_positions_before_in_ape_learned);
     RUN_TEST(test_table_extend_refuses_a_model_without_a_table);
     RUN_TEST(test_head_ablate_silences_the_heads_named_and_no_other);
+    RUN_TEST(test_head_ablate_zero_query_spreads_a_rope_heads_attention_evenly);
     RUN_TEST(test_t5_table_says_which_buckets_training_reached);
     RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
     RUN_TEST(test_place_patch_edits_keep_their_identities);
