@@ -297,15 +297,15 @@ inline StepResults gpu_results(GpuModel* g) {
     return r;
 }
 
-// the mean loss over the batch's target rows, from the sum the forward left (0 without targets)
-inline double gpu_mean_loss(GpuModel* g) { return g->target_count ? gpu_results(g).loss_sum / g->target_count : 0.0; }
+// the mean loss over the batch's target rows, from the sum the forward left in r (0 without targets)
+inline double gpu_mean_loss(const GpuModel& g, const StepResults& r) { return g.target_count ? r.loss_sum / g.target_count : 0.0; }
 
 // model_forward on the GPU (t0 = 0): tokens, targets and places are the host batch's; returns the loss
 inline double gpu_forward(GpuModel* g, const std::vector<int>& tokens, const std::vector<int>* targets, int B, int T, const Dropout& drop,
                           const TokenPlaces& places = TokenPlaces()) {
     gpu_stage_batch(g, tokens, targets, B, T, drop, places);
     gpu_forward_kernels(g, B, T, targets != nullptr, drop);
-    return targets ? gpu_mean_loss(g) : 0.0;
+    return targets ? gpu_mean_loss(*g, gpu_results(g)) : 0.0;
 }
 
 // model_backward's kernels, the gradient of the last forward's loss into g->grads (the loss's
@@ -450,7 +450,7 @@ inline void gpu_train_step(GpuModel* g, const std::vector<int>& tokens, const st
     else
         kernels();
     StepResults r = gpu_results(g);
-    *loss = g->target_count ? r.loss_sum / g->target_count : 0.0;
+    *loss = gpu_mean_loss(*g, r);
     *norm = r.norm;
 }
 
