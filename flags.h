@@ -187,7 +187,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--bench", FLAG_SWITCH, &c->bench, false, BENCH, "time training steps and report tokens/s, then exit"},
         {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
         {"--device", FLAG_STRING, &c->device, false, TRAIN | BENCH | RESUME | LOAD, "auto (the GPU if there is one), cpu or gpu"},
-        {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "GPU matrix products: fp32, or tf32 on tensor cores (default)"},
+        {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "matrix products: fp32; tf32 (default) on a GPU's tensor cores, fp32 on the CPU; bf16: operands rounded to bfloat16, sums in fp32 (CPU only, for now)"},
         {"--cuda-graphs", FLAG_STRING, &c->cuda_graphs, false, TRAIN | BENCH | RESUME,
          "on (default): a GPU training step runs as one CUDA graph per batch shape; off: kernel by kernel (same results)"},
         {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default: all cores)"},

@@ -50,6 +50,21 @@ typedef MODEL_REAL real;
 // ----------------------------------------------------------------------------
 // configuration
 
+// The matrix products' arithmetic (--precision). fp32: as written. tf32: the GPU's tensor cores
+// read fp32 operands to 10 mantissa bits; the CPU computes these in fp32. bf16: every operand of
+// a linear layer's products (weights, activations and gradients) rounded to bfloat16
+// (round_to_bf16), the products and their sums in fp32, as tensor cores take bf16 operands and
+// accumulate in fp32; the CPU computes that too, so it is the reference for such a GPU path.
+// Everything else (attention's own products included) stays fp32.
+enum Precision { PRECISION_FP32, PRECISION_TF32, PRECISION_BF16 };
+static const char* const PRECISION_NAMES[] = {"fp32", "tf32", "bf16"};
+
+inline Precision find_precision(const std::string& name) {
+    for (int p = 0; p < (int)(sizeof(PRECISION_NAMES) / sizeof(PRECISION_NAMES[0])); p++)
+        if (name == PRECISION_NAMES[p]) return (Precision)p;
+    fail("unknown precision '%s' (valid: %s)", name.c_str(), names_of(PRECISION_NAMES).c_str());
+}
+
 struct ModelConfig {
     int L, C, NH, F;         // layers, channels, heads, feed-forward width
     int V;                   // vocabulary
@@ -71,6 +86,7 @@ struct ModelConfig {
     // it stood just before the window, at distance window, not at its own.
     int window_from = -1, window_to = -1, window = 0;
     bool window_prompt = false, window_sink = false, window_near = false;
+    Precision precision = PRECISION_FP32;  // --precision: the run's setting, not the model's (no checkpoint holds it)
     bool windowed(int l) const { return window_from >= 0 && l >= window_from && l <= window_to; }
     // the windowed layers as --attention-window names them: "2", or "0-3"
     std::string window_layers() const {
@@ -464,12 +480,38 @@ inline void matmul_accumulate(real* out,      // (R, W)
         }
 }
 
+// x rounded to the nearest bfloat16 (fp32's sign, 8 exponent bits and top 7 mantissa bits), ties
+// to even, as CUDA's __float2bfloat16_rn rounds: a value past bf16's largest becomes infinity,
+// infinities stay, NaN stays NaN
+HD inline float round_to_bf16(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return x;  // NaN: the carry below could turn it into infinity
+    bits += 0x7fffu + ((bits >> 16) & 1);  // just under half the dropped bits' range, one more if the kept part is odd: ties to even
+    bits &= 0xffff0000u;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+// a product's operand as `precision` reads it: x itself, or (bf16) a rounded copy made in `copy`
+inline const real* product_operand(const real* x, size_t n, Precision precision, std::vector<real>* copy) {
+    if (precision != PRECISION_BF16) return x;
+    copy->resize(n);
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++) (*copy)[i] = (real)round_to_bf16((float)x[i]);
+    return copy->data();
+}
+
 // out[n][o] = sum_c inp[n][c] weight[o][c]   (out = inp weight^T; weight is stored (OC, C), so
-// it is laid out transposed first, for b's rows to run along the outputs)
+// it is laid out transposed first, for b's rows to run along the outputs); operands as
+// `precision` reads them
 inline void matmul_forward(real* out,           // (N, OC)
                            const real* inp,     // (N, C)
                            const real* weight,  // (OC, C)
-                           size_t N, int C, int OC) {
+                           size_t N, int C, int OC, Precision precision) {
+    std::vector<real> inp_read, weight_read;
+    inp = product_operand(inp, N * C, precision, &inp_read);
+    weight = product_operand(weight, (size_t)C * OC, precision, &weight_read);
     std::vector<real> weight_t((size_t)C * OC);  // weight^T: (C, OC)
     for (int o = 0; o < OC; o++)
         for (int c = 0; c < C; c++) weight_t[(size_t)c * OC + o] = weight[(size_t)o * C + c];
@@ -479,13 +521,17 @@ inline void matmul_forward(real* out,           // (N, OC)
 
 // forward: out[n][o] = sum_c inp[n][c] weight[o][c], so
 //   dinp[n][c] += sum_o dout[n][o] weight[o][c]          dweight[o][c] += sum_n dout[n][o] inp[n][c]
-// (the second reads dout transposed: its row o is dout's column o)
+// (the second reads dout transposed: its row o is dout's column o); dout too as `precision` reads it
 inline void matmul_backward(real* dinp,          // (N, C)
                             real* dweight,       // (OC, C)
                             const real* dout,    // (N, OC)
                             const real* inp,     // (N, C)
                             const real* weight,  // (OC, C)
-                            size_t N, int C, int OC) {
+                            size_t N, int C, int OC, Precision precision) {
+    std::vector<real> dout_read, inp_read, weight_read;
+    dout = product_operand(dout, N * OC, precision, &dout_read);
+    inp = product_operand(inp, N * C, precision, &inp_read);
+    weight = product_operand(weight, (size_t)C * OC, precision, &weight_read);
     matmul_accumulate(dinp, {dout, (size_t)OC, 1}, weight, N, OC, C);
     matmul_accumulate(dweight, {dout, 1, (size_t)OC}, inp, OC, N, C);
 }
@@ -1033,7 +1079,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         if (m->edit_residual) m->edit_residual(l, res_in);
         // attention block: res_mid = res_in + dropout(attention(rmsnorm(res_in)) Wo^T)
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
-        matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C);
+        matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C, c.precision);
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
         // the bias planes: made once for every layer, or per layer from its own PE parameters
         if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
@@ -1044,14 +1090,14 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
                               starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
         else
             attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
-        matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C);
+        matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C, c.precision);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
         // feed-forward block: res_out = res_mid + dropout(dropout(relu(rmsnorm(res_mid) W1^T)) W2^T)
         rmsnorm_forward(A(A_LN2, l) + t0 * C, A(A_LN2_RSTD, l) + t0, res_mid + t0 * C, m->param(P_LN2, l), rows, C);
-        matmul_forward(A(A_FC, l) + t0 * F, A(A_LN2, l) + t0 * C, m->param(P_W1, l), rows, C, F);
+        matmul_forward(A(A_FC, l) + t0 * F, A(A_LN2, l) + t0 * C, m->param(P_W1, l), rows, C, F, c.precision);
         relu_dropout_forward(A(A_FC_ACT, l), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_forward(branch + t0 * C, A(A_FC_ACT, l) + t0 * F, m->param(P_W2, l), rows, F, C);
+        matmul_forward(branch + t0 * C, A(A_FC_ACT, l) + t0 * F, m->param(P_W2, l), rows, F, C, c.precision);
         dropout_forward(branch, branch, drop, drop.key(SITE_FFN_OUT, l), BT * C);
         residual_forward(res_out + t0 * C, res_mid + t0 * C, branch + t0 * C, rows * C);
     }
@@ -1059,7 +1105,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     // LM head: logits = (dropout(rmsnorm(h)) * C^-0.5) wte^T
     rmsnorm_forward(A(A_LNF) + t0 * C, A(A_LNF_RSTD) + t0, A(A_RES_OUT) + t0 * C, m->param(P_LNF), rows, C);
     dropout_forward(A(A_HEAD_IN), A(A_LNF), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
-    matmul_forward(A(A_LOGITS) + t0 * V, A(A_HEAD_IN) + t0 * C, m->param(P_WTE), rows, C, V);
+    matmul_forward(A(A_LOGITS) + t0 * V, A(A_HEAD_IN) + t0 * C, m->param(P_WTE), rows, C, V, c.precision);
     return targets ? crossentropy_forward(A(A_LOGITS), targets, BT, V) : 0.0;
 }
 
@@ -1091,7 +1137,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
 
     // LM head
     crossentropy_backward(zeroed(A_D_LOGITS), A(A_LOGITS), targets, BT, V, loss_tokens ? loss_tokens : count);
-    matmul_backward(zeroed(A_D_HEAD_IN), m->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), m->param(P_WTE), BT, C, V);
+    matmul_backward(zeroed(A_D_HEAD_IN), m->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), m->param(P_WTE), BT, C, V, c.precision);
     dropout_backward(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
     rmsnorm_backward(zeroed(A_D_RES), m->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), m->param(P_LNF), A(A_LNF_RSTD), BT, C);
     real* dbias = zeroed(A_D_PE_BIAS);  // the layers that read one PE tensor add their parts (nothing without a bias PE)
@@ -1103,13 +1149,13 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         real* res_mid = A(A_RES_MID, l);
         // feed-forward block
         dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_FFN_OUT, l), BT * C);
-        matmul_backward(zeroed(A_D_FC_ACT), m->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), m->param(P_W2, l), BT, F, C);
+        matmul_backward(zeroed(A_D_FC_ACT), m->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), m->param(P_W2, l), BT, F, C, c.precision);
         relu_dropout_backward(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_backward(zeroed(A_D_LN), m->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), m->param(P_W1, l), BT, C, F);
+        matmul_backward(zeroed(A_D_LN), m->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), m->param(P_W1, l), BT, C, F, c.precision);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN2, l), A(A_D_LN), res_mid, m->param(P_LN2, l), A(A_LN2_RSTD, l), BT, C);
         // attention block
         dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_ATTN_OUT, l), BT * C);
-        matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C);
+        matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C, c.precision);
         attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), starts, drop,
                            drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
         if (pe_has_score_bias(c.pe)) {
@@ -1124,7 +1170,7 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         if (pe_has_context_bias(c.pe))
             cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH);
         rotate_qk_backward(A(A_D_QKV), positions, m->pe(), B, T, C, NH);
-        matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C);
+        matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C, c.precision);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);
     }
     // embedding: res_in[0] = dropout(wte[tokens] + PE input + Abacus rows)

@@ -95,6 +95,7 @@ static std::string gpu_lacks(const RunConfig& c) {
     if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
     if (c.pack) return "--pack";
     if (!c.attention_window.empty()) return "--attention-window";
+    if (find_precision(c.precision) == PRECISION_BF16) return "--precision bf16";
     return "";
 }
 
@@ -143,6 +144,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     mc.cope_max = c.cope_max;
     mc.pe_per_layer = c.pe_per_layer;
     mc.packed = c.pack;
+    mc.precision = find_precision(c.precision);
     parse_window(c.attention_window, &mc);
     return mc;
 }
@@ -190,12 +192,11 @@ static void resolve_config(RunConfig* c) {
     if (c->weight_decay > 1) fail("--weight-decay %g is out of range [0, 1]", c->weight_decay);
     if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
     if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
-    if (c->precision != "fp32" && c->precision != "tf32") fail("unknown precision '%s' (valid: fp32 tf32)", c->precision.c_str());
     if (c->cuda_graphs != "on" && c->cuda_graphs != "off") fail("--cuda-graphs expects on or off, got '%s'", c->cuda_graphs.c_str());
+    if (c->device == "gpu" && !gpu_lacks(*c).empty()) fail("--device gpu: %s has no GPU kernels yet (--device cpu runs it)", gpu_lacks(*c).c_str());
 #ifdef __CUDACC__
     // (a check may run where the runs will not: on a cluster's login node, say)
     if (c->device == "gpu" && !gpu_present() && !c->check) fail("--device gpu: no CUDA device is visible");
-    if (c->device == "gpu" && !gpu_lacks(*c).empty()) fail("--device gpu: %s has no GPU kernels yet (--device cpu runs it)", gpu_lacks(*c).c_str());
 #else
     if (c->device == "gpu") fail("--device gpu: this build has no GPU path (nvcc was not on the PATH when it was built)");
 #endif
@@ -369,6 +370,13 @@ static bool wants_gpu(const RunConfig& c) {
 #endif
 }
 
+// what the run's matrix products compute in (config.json's "precision"): --precision on the
+// GPU; on the CPU fp32, or bf16 (operands rounded, as model.h's Precision says)
+static const char* products(const Run& r) {
+    Precision p = r.model.config.precision;
+    return r.gpu || p == PRECISION_BF16 ? PRECISION_NAMES[p] : "fp32";
+}
+
 // a line describing the run's data, device or model, as build() makes them
 static void describe(const Run& r, const char* format, ...) {
     if (r.quiet) return;
@@ -393,7 +401,7 @@ static void make_model(Run* r, const ModelConfig& mc) {
 #ifdef __CUDACC__
     if (gpu) {
         r->gpu.reset(new GpuModel());
-        gpu_init(r->gpu.get(), r->model, c.batch, c.precision == "fp32" ? PRECISION_FP32 : PRECISION_TF32);
+        gpu_init(r->gpu.get(), r->model, c.batch, mc.precision);
         r->gpu->graphs = c.cuda_graphs == "on";
         double fp32, tf32;
         describe(*r, "device: %s, %s matrix products, CUDA graphs %s\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str(), c.cuda_graphs.c_str());
@@ -401,7 +409,7 @@ static void make_model(Run* r, const ModelConfig& mc) {
     }
 #endif
     std::string why = c.device == "auto" && !gpu_lacks(c).empty() ? " (" + gpu_lacks(c) + " has no GPU kernels yet)" : "";
-    describe(*r, "device: CPU, %d threads%s\n", omp_get_max_threads(), why.c_str());
+    describe(*r, "device: CPU, %d threads, %s matrix products%s\n", omp_get_max_threads(), products(*r), why.c_str());
 }
 
 // ----------------------------------------------------------------------------
@@ -678,7 +686,8 @@ static std::string format_double(double v) {
     return buf;
 }
 
-static std::string config_json(RunConfig* c, const Model& m, const Dataset& d) {
+// (precision: what the matrix products compute in, products(): a run's own, or an evaluation's)
+static std::string config_json(RunConfig* c, const Model& m, const Dataset& d, const char* precision) {
     std::string s = "{\n  \"task\": \"" + c->task + "\",\n  \"pe\": \"" + c->pe + "\",\n  \"model\": \"" + c->model + "\",\n";
     for (const Flag& f : flag_table(c)) {
         if (!f.saved) continue;
@@ -689,6 +698,7 @@ static std::string config_json(RunConfig* c, const Model& m, const Dataset& d) {
                                                   : format_double(*(double*)f.value);
         s += "  \"" + std::string(f.name + 2) + "\": " + value + ",\n";
     }
+    s += "  \"precision\": \"" + std::string(precision) + "\",\n";
     s += "  \"train-min\": " + std::to_string(d.lengths.train_min) + ",\n  \"vocab\": " + std::to_string(m.config.V) +
          ",\n  \"max-tokens\": " + std::to_string(m.config.max_T) + ",\n  \"parameters\": " + std::to_string(m.layout.total) + "\n}\n";
     return s;
@@ -1132,7 +1142,7 @@ static void prepare_run(Run* r) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);
         host_to_device(r);
     }
-    write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
+    write_text(r->dir + "/config.json", config_json(c, r->model, r->data, products(*r)));
     printf("run: %s, %d steps of %d sequences, lr %g%s\n\n", r->dir.c_str(), c->steps, c->batch, c->lr,
            c->resume.empty() ? "" : (", resumed after step " + std::to_string(r->progress.step)).c_str());
 }
@@ -1244,7 +1254,7 @@ static void prepare_evaluation_dir(Run* r) {
     check_new_run(c->out, c->force);
     clear_for_new_run(c->out);
     r->dir = c->out;
-    write_text(r->dir + "/config.json", config_json(c, r->model, r->data));
+    write_text(r->dir + "/config.json", config_json(c, r->model, r->data, products(*r)));
 }
 
 // A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the
@@ -1381,7 +1391,7 @@ static void run_bench(RunConfig* c) {
     const ModelConfig& m = r.model.config;
     double T = (double)padded / rows;                                            // mean padded length of a row
     double flops = (6.0 * r.model.layout.total + 6.0 * m.L * m.C * T) * padded;  // 6N + 6LCT per token (llm.c)
-    std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads";
+    std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads, " + products(r) + " matrix products";
     double peak = 0;
 #ifdef __CUDACC__
     if (r.gpu) {

@@ -56,7 +56,8 @@
    - Runs are ranked only against runs of the same setting. A run's setting is its config.json
      without task, pe and its wrappers (random-positions, abacus, position-coupling,
      pe-per-layer), seed and parameters (the
-     parameter count depends on the PE). Where the runs of a task have several settings, each
+     parameter count depends on the PE); its "precision" tf32 counts as fp32 (setting_value says
+     why). Where the runs of a task have several settings, each
      setting of the task is a task of its own, "TASK [LABEL]", and the label names the fewest
      config fields (taken in config.json's order) that tell the settings of any one task apart,
      e.g. "copy [model=small]". A column is then (task [label], seed): a `small` copy run is
@@ -289,7 +290,16 @@ static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions
 static const struct {
     const char* name;
     const char* before;
-} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"}, {"pad-to-multiple", "0"}};
+} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"}, {"pad-to-multiple", "0"},
+                          {"precision", "fp32"}};
+
+// "precision": tf32 reads as fp32. Runs from before the field computed in one or the other (the
+// CPU in fp32, a GPU in tf32 by default) without saying which, so the two must be one setting
+// for those runs to be ranked at all; bf16, which rounds every operand to 7 mantissa bits (tf32:
+// 10, and only the GPU's), is a setting apart.
+static std::string setting_value(const std::string& field, const std::string& value) {
+    return field == "precision" && value == "tf32" ? "fp32" : value;
+}
 
 static bool is_setting_field(const std::string& name) {
     for (const char* f : NOT_SETTING_FIELDS)
@@ -350,7 +360,7 @@ static SweepRun read_run(const fs::path& sweep, const fs::path& dir, std::vector
     run.seed = strtoull(field(config, "seed", Json::NUMBER, path).text.c_str(), nullptr, 10);
     for (size_t k = 0; k < config.keys.size(); k++)
         if (is_setting_field(config.keys[k])) {
-            run.setting[config.keys[k]] = config.items[k].text;
+            run.setting[config.keys[k]] = setting_value(config.keys[k], config.items[k].text);
             if (std::find(field_order->begin(), field_order->end(), config.keys[k]) == field_order->end())
                 field_order->push_back(config.keys[k]);
         }

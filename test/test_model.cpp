@@ -5,6 +5,7 @@
 #define MODEL_REAL double
 #include <omp.h>
 
+#include <cfloat>
 #include <set>
 
 #include "model.h"
@@ -75,7 +76,7 @@ static const int MM_N = 2 * TILE_ROWS + 3, MM_C = TILE_COLS + 5, MM_OC = 2 * TIL
 static void test_matmul_forward_matches_the_formula(void) {
     const int N = MM_N, C = MM_C, OC = MM_OC;
     std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), out(N * OC);
-    matmul_forward(out.data(), x.data(), w.data(), N, C, OC);
+    matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
     std::vector<double> expected(N * OC, 0);
     for (int n = 0; n < N; n++)
         for (int o = 0; o < OC; o++)
@@ -89,11 +90,56 @@ static void test_matmul_backward_matches_finite_differences(void) {
     const int N = MM_N, C = MM_C, OC = MM_OC;
     std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), dout = random_vector(N * OC, 6);
     std::vector<double> out(N * OC), dx(N * C, 0), dw(OC * C, 0);
-    auto loss = [&] { matmul_forward(out.data(), x.data(), w.data(), N, C, OC); return weighted_sum(out, dout); };
+    auto loss = [&] { matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32); return weighted_sum(out, dout); };
     loss();
-    matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC);
+    matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(x, loss).data(), dx.data(), N * C, "dx");
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(w, loss).data(), dw.data(), OC * C, "dweight");
+}
+
+// --precision bf16's rounding, on values whose bits say which way each must go
+static void test_round_to_bf16_rounds_to_nearest_even(void) {
+    auto bf16 = [](double x) { return (double)round_to_bf16((float)x); };
+    const double ulp = std::ldexp(1.0, -7);  // bf16's spacing in [1, 2): 7 mantissa bits
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1.0));
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1 + ulp / 2));                       // a tie: to the even 1.0
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1 + 2 * ulp, bf16(1 + 1.5 * ulp));             // a tie: to the even 1 + 2 ulp
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1 + ulp, bf16(1 + ulp / 2 + std::ldexp(1.0, -20)));  // past the tie: up
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1 + ulp / 2 - std::ldexp(1.0, -20)));      // short of it: down
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, -(1 + ulp), bf16(-(1 + 0.75 * ulp)));          // the sign is kept
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 2.0, bf16(2 - ulp / 8));                       // rounding up carries into the exponent
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, std::ldexp(1.0, -130), bf16(std::ldexp(1.0, -130)));  // a subnormal bf16 holds exactly
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.0, bf16(std::ldexp(1.0, -149)));             // fp32's smallest: under half of bf16's
+    TEST_ASSERT_TRUE(std::isinf(bf16(FLT_MAX)) && bf16(FLT_MAX) > 0);       // past bf16's largest: infinity
+    TEST_ASSERT_TRUE(std::isinf(bf16(-INFINITY)) && bf16(-INFINITY) < 0);
+    TEST_ASSERT_TRUE(std::isnan(bf16(NAN)));
+    float payload;  // a NaN whose payload lies in the bits rounding drops (rounded as a number: infinity)
+    uint32_t bits = 0x7f800001u;
+    memcpy(&payload, &bits, sizeof bits);
+    TEST_ASSERT_TRUE(std::isnan(round_to_bf16(payload)));
+}
+
+// bf16 products read every operand rounded and nothing else: the same bits as fp32 products of
+// operands rounded beforehand, and not those of the operands as they are
+static void test_bf16_products_read_every_operand_rounded(void) {
+    const int N = MM_N, C = MM_C, OC = MM_OC;
+    std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), dout = random_vector(N * OC, 6);
+    auto rounded = [](std::vector<double> v) {
+        for (double& e : v) e = round_to_bf16((float)e);
+        return v;
+    };
+    std::vector<double> rx = rounded(x), rw = rounded(w), rdout = rounded(dout);
+    std::vector<double> out(N * OC), expected(N * OC), exact(N * OC);
+    matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_BF16);
+    matmul_forward(expected.data(), rx.data(), rw.data(), N, C, OC, PRECISION_FP32);
+    matmul_forward(exact.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected.data(), out.data(), N * OC, "out");
+    TEST_ASSERT_FALSE(out == exact);
+    std::vector<double> dx(N * C, 0), dw(OC * C, 0), expected_dx(N * C, 0), expected_dw(OC * C, 0);
+    matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC, PRECISION_BF16);
+    matmul_backward(expected_dx.data(), expected_dw.data(), rdout.data(), rx.data(), rw.data(), N, C, OC, PRECISION_FP32);
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected_dx.data(), dx.data(), N * C, "dx");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected_dw.data(), dw.data(), OC * C, "dweight");
 }
 
 static void test_embedding_backward_matches_finite_differences(void) {
@@ -895,6 +941,18 @@ static void test_kv_cache_forward_matches_full_forward(void) {
     }
 }
 
+// --precision bf16 decodes with the KV cache as it computes a full pass: each row's products
+// read the same rounded operands
+static void test_kv_cache_forward_matches_full_forward_in_bf16(void) {
+    for (PEKind pe : {PE_NOPE, PE_T5, PE_ROPE}) {
+        ModelConfig c = tiny_config(pe, 0.1f);
+        c.precision = PRECISION_BF16;
+        Model m;
+        init_for_test(&m, c, 1, 8);
+        check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + " bf16").c_str());
+    }
+}
+
 // The GPU's layout (model.cuh) starts every tensor at a multiple of 32 floats, where the host's
 // packs them: with FIRE's odd-sized tensor shared or per layer, every copy of every tensor sits
 // at such a multiple, no two overlap, and the packed layout has no gap (checkpoints hold
@@ -930,6 +988,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
     RUN_TEST(test_matmul_forward_matches_the_formula);
     RUN_TEST(test_matmul_backward_matches_finite_differences);
+    RUN_TEST(test_round_to_bf16_rounds_to_nearest_even);
+    RUN_TEST(test_bf16_products_read_every_operand_rounded);
     RUN_TEST(test_embedding_backward_matches_finite_differences);
     RUN_TEST(test_abacus_backward_matches_finite_differences);
     RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
@@ -959,5 +1019,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_near_sink_is_biased_as_just_before_the_window);
     RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
+    RUN_TEST(test_kv_cache_forward_matches_full_forward_in_bf16);
     return UNITY_END();
 }

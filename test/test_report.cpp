@@ -603,6 +603,28 @@ static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) 
     check_a_field_added_later("pad-to-multiple", "0", "8");
 }
 
+// Runs from before "precision" computed in fp32 (CPU) or tf32 (GPU), unrecorded: a tf32 run is
+// one setting with them and with fp32 runs, a bf16 run a setting apart
+static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/old-nope", "copy", "nope", 1, 0.1);  // no precision field
+    write_run(dir + "/ape", "copy", "ape", 1, 0.5);
+    add_config_field(dir + "/ape", "\"precision\": \"tf32\"");
+    write_run(dir + "/rope", "copy", "rope", 1, 0.9);
+    add_config_field(dir + "/rope", "\"precision\": \"fp32\"");
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("precision") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: rope 1.000  ape 0.500  nope 0.333\n"), summary.c_str());
+    write_run(dir + "/rope-bf16", "copy", "rope", 1, 0.2);
+    add_config_field(dir + "/rope-bf16", "\"precision\": \"bf16\"");
+    write_report(dir);
+    md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy [precision=fp32]\n") != std::string::npos && md.find("### copy [precision=bf16]\n") != std::string::npos,
+                        md.c_str());
+    fs::remove_all(dir);
+}
+
 // Keeping snapshots changes no step of a run: runs with --keep-every, without it and from before
 // it are one setting
 static void test_keep_every_is_no_setting(void) {
@@ -790,6 +812,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_an_evaluation_with_a_window_is_a_method_of_its_own);
     RUN_TEST(test_wrappers_are_no_setting_of_their_own);
     RUN_TEST(test_a_field_added_later_reads_as_its_old_value_in_older_runs);
+    RUN_TEST(test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another);
     RUN_TEST(test_keep_every_is_no_setting);
     RUN_TEST(test_a_coupled_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_a_per_layer_run_is_a_rival_of_its_plain_pe);
