@@ -1118,6 +1118,20 @@ static std::string run_dir(const RunConfig& c) {
     return "runs/" + c.task + "-" + c.pe + "-" + c.model + "-s" + std::to_string(c.seed);
 }
 
+// A run computes in bf16 throughout or not at all (dev/report ranks bf16 runs as a setting
+// apart), so a resume must ask for bf16 exactly when the run's config.json records it; runs
+// from before that field were not bf16. (fp32 and tf32 may alternate: both are the GPU's
+// settings for fp32 products, and the CPU computes either in fp32.)
+static void check_resumed_precision(const RunConfig& c) {
+    std::ifstream in(c.resume + "/config.json");
+    std::stringstream config;
+    config << in.rdbuf();
+    bool was_bf16 = config.str().find("\"precision\": \"bf16\"") != std::string::npos;
+    bool is_bf16 = find_precision(c.precision) == PRECISION_BF16;
+    if (was_bf16 && !is_bf16) fail("%s computed in bf16 (its config.json): resume it with --precision bf16", c.resume.c_str());
+    if (!was_bf16 && is_bf16) fail("%s did not compute in bf16 (its config.json): --precision bf16 would change its arithmetic halfway", c.resume.c_str());
+}
+
 // Everything before the first step: settings (a resumed run's come from its state.bin), the
 // run directory, data, model (and a resumed run's parameters and AdamW state), config.json.
 static void prepare_run(Run* r) {
@@ -1130,6 +1144,7 @@ static void prepare_run(Run* r) {
         r->progress = restore_run(state, c);
         r->saved_step = r->progress.step;
         c->model = header_preset(state);
+        check_resumed_precision(*c);
     }
     resolve_config(c);
     r->dir = run_dir(*c);

@@ -631,17 +631,19 @@ static void test_loading_into_a_different_model_is_refused(void) {
 
 // An interrupted run, resumed from its state.bin in a fresh Run (as a new process would),
 // ends with exactly the parameters and log of a run that was never interrupted.
-static void check_resume_continues_bit_exactly(int sort_pool, bool pack, int pad_multiple) {
+static void check_resume_continues_bit_exactly(int sort_pool, bool pack, int pad_multiple, const char* precision = "tf32") {
     std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
     straight.sort_pool = interrupted.sort_pool = sort_pool;
     straight.pack = interrupted.pack = pack;
     straight.pad_multiple = interrupted.pad_multiple = pad_multiple;
+    straight.precision = interrupted.precision = precision;
     Run a(&straight), b(&interrupted);
     prepare_quietly(&a, INT_MAX);
     prepare_quietly(&b, 10);  // killed after step 10: state.bin is from step 8, log.tsv already has 9 and 10
     RunConfig resumed;
     resumed.resume = resumed_dir;
+    resumed.precision = precision;  // (a setting of where to compute: given again, as dev/sweep.sh gives it)
     Run c(&resumed);
     prepare_quietly(&c);
     TEST_ASSERT_EQUAL_INT(8, c.progress.step);
@@ -661,13 +663,30 @@ static void check_resume_continues_bit_exactly(int sort_pool, bool pack, int pad
 }
 
 // with the paper's batches, with --sort-pool 3 (step 8, where the run resumes, is the last of a
-// pool: the resumed sampler makes the pool again), packed, and padded to a multiple of 8
-// (--pack and --pad-to-multiple are saved, and restored)
+// pool: the resumed sampler makes the pool again), packed, padded to a multiple of 8 (--pack
+// and --pad-to-multiple are saved, and restored), and in bf16
 static void test_resume_continues_bit_exactly(void) {
     check_resume_continues_bit_exactly(0, false, 0);
     check_resume_continues_bit_exactly(3, false, 0);
     check_resume_continues_bit_exactly(0, true, 0);
     check_resume_continues_bit_exactly(0, false, 8);
+    check_resume_continues_bit_exactly(0, false, 0, "bf16");
+}
+
+// a run is bf16 throughout or not at all: a resume that would switch is refused, either way
+static void test_a_resume_keeps_the_run_in_or_out_of_bf16(void) {
+    for (const char* trained : {"bf16", "fp32"}) {
+        RunConfig c = small_run(temp_dir(), 12);
+        c.precision = trained;
+        Run r(&c);
+        prepare_quietly(&r, 8);
+        RunConfig resumed;
+        resumed.resume = c.out;
+        resumed.precision = std::string(trained) == "bf16" ? "tf32" : "bf16";
+        Run again(&resumed);
+        TEST_ASSERT_THROWS_WITH(prepare_quietly(&again), std::string(trained) == "bf16" ? "computed in bf16 (its config.json): resume it with --precision bf16"
+                                                                                       : "did not compute in bf16 (its config.json)");
+    }
 }
 
 // ----------------------------------------------------------------------------
@@ -1036,6 +1055,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_failed_write_names_the_file_and_the_reason);
     RUN_TEST(test_loading_into_a_different_model_is_refused);
     RUN_TEST(test_resume_continues_bit_exactly);
+    RUN_TEST(test_a_resume_keeps_the_run_in_or_out_of_bf16);
     RUN_TEST(test_a_nonfinite_step_changes_nothing_and_stops_the_run);
     RUN_TEST(test_a_nonfinite_parameter_is_never_saved);
     RUN_TEST(test_a_failed_log_rewrite_keeps_the_old_log);
