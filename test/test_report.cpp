@@ -603,23 +603,30 @@ static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) 
     check_a_field_added_later("pad-to-multiple", "0", "8");
 }
 
+// Three copy runs that a field does not tell apart: nope's from before the field, ape's and
+// rope's with its values `a` and `b` (JSON), in the sweep `dir`. One setting: no label, one
+// column (RR 1/3, 1/2, 1).
+static void check_one_setting(const std::string& dir, const std::string& name, const std::string& a, const std::string& b) {
+    write_run(dir + "/old-nope", "copy", "nope", 1, 0.1);  // without the field
+    write_run(dir + "/ape", "copy", "ape", 1, 0.5);
+    add_config_field(dir + "/ape", "\"" + name + "\": " + a);
+    write_run(dir + "/rope", "copy", "rope", 1, 0.9);
+    add_config_field(dir + "/rope", "\"" + name + "\": " + b);
+    std::string summary = write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find(name) == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: rope 1.000  ape 0.500  nope 0.333\n"), summary.c_str());
+}
+
 // Runs from before "precision" computed in fp32 (CPU) or tf32 (GPU), unrecorded: a tf32 run is
 // one setting with them and with fp32 runs, a bf16 run a setting apart
 static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) {
     std::string dir = temp_dir();
-    write_run(dir + "/old-nope", "copy", "nope", 1, 0.1);  // no precision field
-    write_run(dir + "/ape", "copy", "ape", 1, 0.5);
-    add_config_field(dir + "/ape", "\"precision\": \"tf32\"");
-    write_run(dir + "/rope", "copy", "rope", 1, 0.9);
-    add_config_field(dir + "/rope", "\"precision\": \"fp32\"");
-    std::string summary = write_report(dir);
-    std::string md = read_text(dir + "/report.md");
-    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("precision") == std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: rope 1.000  ape 0.500  nope 0.333\n"), summary.c_str());
+    check_one_setting(dir, "precision", "\"tf32\"", "\"fp32\"");
     write_run(dir + "/rope-bf16", "copy", "rope", 1, 0.2);
     add_config_field(dir + "/rope-bf16", "\"precision\": \"bf16\"");
     write_report(dir);
-    md = read_text(dir + "/report.md");
+    std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("### copy [precision=fp32]\n") != std::string::npos && md.find("### copy [precision=bf16]\n") != std::string::npos,
                         md.c_str());
     fs::remove_all(dir);
@@ -629,15 +636,7 @@ static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) 
 // it are one setting
 static void test_keep_every_is_no_setting(void) {
     std::string dir = temp_dir();
-    write_run(dir + "/old-nope", "copy", "nope", 1, 0.1);  // no keep-every field
-    write_run(dir + "/ape", "copy", "ape", 1, 0.5);
-    add_config_field(dir + "/ape", "\"keep-every\": 0");
-    write_run(dir + "/rope", "copy", "rope", 1, 0.9);
-    add_config_field(dir + "/rope", "\"keep-every\": 500");
-    std::string summary = write_report(dir);
-    std::string md = read_text(dir + "/report.md");
-    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("keep-every") == std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: rope 1.000  ape 0.500  nope 0.333\n"), summary.c_str());
+    check_one_setting(dir, "keep-every", "0", "500");
     fs::remove_all(dir);
 }
 
