@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# How sharp a reference the CPU's --precision bf16 is for a GPU's bf16 step: the same bf16 step
+# with its sums in float and in double (two accumulations, as a GPU's and the CPU's differ),
+# against the distance between bf16 and fp32. Run from the repository root:
+#   bash docs/reproduction-cpu/bf16/reference/run.sh > docs/reproduction-cpu/bf16/reference/output.txt
+set -eu
+here=docs/reproduction-cpu/bf16/reference
+out=$(mktemp -d)
+g++ -std=c++17 -O2 -fopenmp -ffp-contract=off -I. -o "$out/step_float" $here/step.cpp
+g++ -std=c++17 -O2 -fopenmp -ffp-contract=off -I. -DMODEL_REAL=double -o "$out/step_double" $here/step.cpp
+g++ -std=c++17 -O2 -I. -o "$out/compare" $here/compare.cpp
+pes="nope ape t5 alibi rope"
+for pe in $pes; do
+    for precision in fp32 bf16; do
+        OMP_NUM_THREADS=1 "$out/step_float" $pe $precision "$out/float-$pe-$precision.bin"
+        OMP_NUM_THREADS=1 "$out/step_double" $pe $precision "$out/double-$pe-$precision.bin"
+    done
+done
+compare() {  # TITLE A B (PE in place of %)
+    echo "$1"
+    for pe in $pes; do "$out/compare" $pe "$out/${2//%/$pe}.bin" "$out/${3//%/$pe}.bin"; done
+    echo
+}
+echo "# commit $(git rev-parse --short HEAD), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+compare "fp32, sums in float against sums in double:" float-%-fp32 double-%-fp32
+compare "bf16, sums in float against sums in double (the same rounded operands, but where a sum's last bit moves an operand across a rounding boundary):" float-%-bf16 double-%-bf16
+compare "bf16 against fp32, both summed in float:" float-%-bf16 float-%-fp32
+compare "bf16 against fp32, both summed in double:" double-%-bf16 double-%-fp32
+rm -r "$out"
