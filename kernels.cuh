@@ -80,9 +80,10 @@ inline const CublasApi& cublas_api() {
 // cuBLAS's workspace on Hopper, as its documentation recommends (32 MiB)
 static const size_t CUBLAS_WORKSPACE_BYTES = (size_t)32 << 20;
 
-// A cuBLAS handle whose matmuls run at the given precision (fp32 or tf32: model.h's Precision;
-// bf16 has no GPU path yet) on this thread's default stream, with `workspace` (CUBLAS_WORKSPACE_BYTES of device memory) as its workspace: given, not
-// allocated by cuBLAS while a graph is being captured. Release it with cublas_api().destroy.
+// A cuBLAS handle whose matmuls run at the given precision (fp32 or tf32, model.h's Precision;
+// bf16 has no GPU path yet) on this thread's default stream, with `workspace`
+// (CUBLAS_WORKSPACE_BYTES of device memory) as its workspace: given, not allocated by cuBLAS
+// while a graph is being captured. Release it with cublas_api().destroy.
 inline cublasHandle_t cublas_create(Precision precision, void* workspace) {
     if (precision == PRECISION_BF16) fail("internal error: cuBLAS asked for bf16 products, which the GPU path does not have yet");
     cublasHandle_t handle = nullptr;

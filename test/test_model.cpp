@@ -102,15 +102,15 @@ static void test_round_to_bf16_rounds_to_nearest_even(void) {
     auto bf16 = [](double x) { return (double)round_to_bf16((float)x); };
     const double ulp = std::ldexp(1.0, -7);  // bf16's spacing in [1, 2): 7 mantissa bits
     TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1.0));
-    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1 + ulp / 2));                       // a tie: to the even 1.0
-    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1 + 2 * ulp, bf16(1 + 1.5 * ulp));             // a tie: to the even 1 + 2 ulp
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1 + ulp / 2));  // a tie: to the even 1.0
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1 + 2 * ulp, bf16(1 + 1.5 * ulp));  // a tie: to the even 1 + 2 ulp
     TEST_ASSERT_DOUBLE_WITHIN(0.0, 1 + ulp, bf16(1 + ulp / 2 + std::ldexp(1.0, -20)));  // past the tie: up
-    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1 + ulp / 2 - std::ldexp(1.0, -20)));      // short of it: down
-    TEST_ASSERT_DOUBLE_WITHIN(0.0, -(1 + ulp), bf16(-(1 + 0.75 * ulp)));          // the sign is kept
-    TEST_ASSERT_DOUBLE_WITHIN(0.0, 2.0, bf16(2 - ulp / 8));                       // rounding up carries into the exponent
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, bf16(1 + ulp / 2 - std::ldexp(1.0, -20)));  // short of it: down
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, -(1 + ulp), bf16(-(1 + 0.75 * ulp)));  // the sign is kept
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 2.0, bf16(2 - ulp / 8));  // rounding up carries into the exponent
     TEST_ASSERT_DOUBLE_WITHIN(0.0, std::ldexp(1.0, -130), bf16(std::ldexp(1.0, -130)));  // a subnormal bf16 holds exactly
-    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.0, bf16(std::ldexp(1.0, -149)));             // fp32's smallest: under half of bf16's
-    TEST_ASSERT_TRUE(std::isinf(bf16(FLT_MAX)) && bf16(FLT_MAX) > 0);       // past bf16's largest: infinity
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.0, bf16(std::ldexp(1.0, -149)));  // fp32's smallest: under half of bf16's
+    TEST_ASSERT_TRUE(std::isinf(bf16(FLT_MAX)) && bf16(FLT_MAX) > 0);  // past bf16's largest: infinity
     TEST_ASSERT_TRUE(std::isinf(bf16(-INFINITY)) && bf16(-INFINITY) < 0);
     TEST_ASSERT_TRUE(std::isnan(bf16(NAN)));
     float payload;  // a NaN whose payload lies in the bits rounding drops (rounded as a number: infinity)
