@@ -139,8 +139,8 @@ static void test_matmul_matches_cpu_in_fp32_and_tf32(void) {
         std::vector<float> out(N * OC), dx = random_floats(N * C, 13), dw = random_floats(OC * C, 14);
         Device<float> d_x(x), d_w(w), d_dout(dout), d_out(out), d_dx(dx), d_dw(dw);
         Cublas cublas(p);
-        matmul_forward(out.data(), x.data(), w.data(), N, C, OC);
-        matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC);
+        matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);  // the CPU's exact fp32, for both
+        matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
         matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, d_w.ptr, N, C, OC);
         matmul_backward_gpu(cublas.handle, d_dx.ptr, d_dw.ptr, d_dout.ptr, d_x.ptr, d_w.ptr, N, C, OC);
         std::string name = PRECISION_NAMES[p];
