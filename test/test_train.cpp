@@ -965,9 +965,6 @@ static void test_the_most_common_answer_score_counts_answers_not_scratchpads(voi
     }
 }
 
-// A short CPU run on copy (lengths 2-8, about 5 seconds) learns: the loss falls more than tenfold
-// and the best checkpoint answers at least 95% of held-out examples exactly. (Seeds 1-4 each
-// reached 1.000 when this was written; before training, accuracy is 0.)
 // the loss column of a run's log.tsv, a value per step
 static std::vector<double> logged_losses(const std::string& dir) {
     std::vector<double> losses;
@@ -1008,6 +1005,9 @@ static void test_bf16_products_track_fp32_training(void) {
     }
 }
 
+// A short CPU run on copy (lengths 2-8, about 5 seconds) learns: the loss falls more than tenfold
+// and the best checkpoint answers at least 95% of held-out examples exactly. (Seeds 1-4 each
+// reached 1.000 when this was written; before training, accuracy is 0.)
 static void test_a_short_cpu_run_on_copy_learns(void) {
     RunConfig c;
     c.task = "copy";
