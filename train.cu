@@ -686,8 +686,10 @@ static std::string format_double(double v) {
     return buf;
 }
 
-// (precision: what the matrix products compute in, products(): a run's own, or an evaluation's)
-static std::string config_json(RunConfig* c, const Model& m, const Dataset& d, const char* precision) {
+// the run's settings (an evaluation's: its precision, products(), is its own)
+static std::string config_json(const Run& r) {
+    RunConfig* c = r.config;
+    const Model& m = r.model;
     std::string s = "{\n  \"task\": \"" + c->task + "\",\n  \"pe\": \"" + c->pe + "\",\n  \"model\": \"" + c->model + "\",\n";
     for (const Flag& f : flag_table(c)) {
         if (!f.saved) continue;
@@ -698,8 +700,8 @@ static std::string config_json(RunConfig* c, const Model& m, const Dataset& d, c
                                                   : format_double(*(double*)f.value);
         s += "  \"" + std::string(f.name + 2) + "\": " + value + ",\n";
     }
-    s += "  \"precision\": \"" + std::string(precision) + "\",\n";
-    s += "  \"train-min\": " + std::to_string(d.lengths.train_min) + ",\n  \"vocab\": " + std::to_string(m.config.V) +
+    s += "  \"precision\": \"" + std::string(products(r)) + "\",\n";
+    s += "  \"train-min\": " + std::to_string(r.data.lengths.train_min) + ",\n  \"vocab\": " + std::to_string(m.config.V) +
          ",\n  \"max-tokens\": " + std::to_string(m.config.max_T) + ",\n  \"parameters\": " + std::to_string(m.layout.total) + "\n}\n";
     return s;
 }
@@ -1157,7 +1159,7 @@ static void prepare_run(Run* r) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);
         host_to_device(r);
     }
-    write_text(r->dir + "/config.json", config_json(c, r->model, r->data, products(*r)));
+    write_text(r->dir + "/config.json", config_json(*r));
     printf("run: %s, %d steps of %d sequences, lr %g%s\n\n", r->dir.c_str(), c->steps, c->batch, c->lr,
            c->resume.empty() ? "" : (", resumed after step " + std::to_string(r->progress.step)).c_str());
 }
@@ -1269,7 +1271,7 @@ static void prepare_evaluation_dir(Run* r) {
     check_new_run(c->out, c->force);
     clear_for_new_run(c->out);
     r->dir = c->out;
-    write_text(r->dir + "/config.json", config_json(c, r->model, r->data, products(*r)));
+    write_text(r->dir + "/config.json", config_json(*r));
 }
 
 // A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the
