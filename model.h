@@ -65,6 +65,14 @@ inline Precision find_precision(const std::string& name) {
     fail("unknown precision '%s' (valid: %s)", name.c_str(), names_of(PRECISION_NAMES).c_str());
 }
 
+// How attention is computed (--attention): the same function either way, in a different order of
+// sums. simple: the PE's bias made as (T, T) planes first, and the probabilities (B, NH, T, T)
+// kept for the backward; fused: flash style, the keys in tiles with an online softmax, each
+// score's bias computed where it is used, and only each query row's log-sum-exp kept, from which
+// the backward makes the probabilities again: memory O(T) a row, not O(T^2).
+enum AttentionKind { ATTENTION_SIMPLE, ATTENTION_FUSED };
+static const char* const ATTENTION_NAMES[] = {"simple", "fused"};
+
 struct ModelConfig {
     int L, C, NH, F;         // layers, channels, heads, feed-forward width
     int V;                   // vocabulary
@@ -87,6 +95,7 @@ struct ModelConfig {
     int window_from = -1, window_to = -1, window = 0;
     bool window_prompt = false, window_sink = false, window_near = false;
     Precision precision = PRECISION_FP32;  // --precision: the run's setting, not the model's (no checkpoint holds it)
+    AttentionKind attention = ATTENTION_SIMPLE;  // --attention: likewise
     bool windowed(int l) const { return window_from >= 0 && l >= window_from && l <= window_to; }
     // the windowed layers as --attention-window names them: "2", or "0-3"
     std::string window_layers() const {
@@ -155,6 +164,11 @@ inline void validate_model_config(const ModelConfig& c) {
         fail("--pe-per-layer gives each layer its own parameters of the PE's attention bias: %s has none", PE_NAMES[c.pe]);
     if (pe_param_count(c.pe, c.C, c.NH, c.max_pos()) > (size_t)INT_MAX) fail("--pe %s: its parameters would not fit one tensor", PE_NAMES[c.pe]);
     if (!(c.dropout >= 0 && c.dropout < 1)) fail("--dropout %g is out of range [0, 1)", c.dropout);
+    if (c.attention == ATTENTION_FUSED && pe_has_context_bias(c.pe))
+        fail("--attention fused computes each score's bias from the PE alone (pe_score_bias), and %s's comes from the layer's q and k: "
+             "use --attention simple", PE_NAMES[c.pe]);
+    if (c.attention == ATTENTION_FUSED && c.window_from >= 0)
+        fail("--attention-window masks keys through the bias planes that --attention fused does not make: use --attention simple");
 }
 
 // ----------------------------------------------------------------------------
@@ -818,6 +832,121 @@ inline void pe_bias_plane_backward(real* dbias,          // (planes, NH, T, T)
             }
 }
 
+// ----------------------------------------------------------------------------
+// --attention fused: the same attention, flash style (Dao et al. 2022), in O(T) memory a row
+
+// The keys are read in tiles of ATTENTION_TILE, aligned to multiples of it from position 0, as a
+// GPU kernel holds them in shared memory: a tile wholly before a query's sequence or after the
+// query is never read, and in the tiles at the ends the keys outside the sequence are skipped.
+static const int ATTENTION_TILE = 32;
+
+// q_i . k_j plus the PE's bias for query position pos_i and key position pos_j, computed here
+// (attention_forward reads the same value from pe_bias_forward's plane)
+inline real fused_score(const real* q, const real* k, int HS, const PE& pe, const real* pe_params, int h, int pos_i, int pos_j) {
+    return dot(q, k, HS) + (pe_has_score_bias(pe.kind) ? pe_score_bias(pe, pe_params, h, pos_i, pos_j) : 0);
+}
+
+// attention_forward's attention, a query row at a time over its keys' tiles with an online
+// softmax. After each tile the row holds m, its largest score so far, l = sum_j exp(s_j - m)
+// and o = sum_j exp(s_j - m) dropout_j v_j over the keys read; a tile that raises m to m' first
+// scales l and o by exp(m - m'). At the end out = o / l, and lse = m + log l is all the backward
+// needs to make a probability again: a_j = exp(s_j - lse).
+inline void attention_fused_forward(real* out,              // (B, T, C)
+                                    real* lse,              // (B, NH, T) each query row's log-sum-exp of its scores
+                                    const real* qkv,        // (B, T, 3C)
+                                    const real* pe_params,  // the layer's PE tensor, if the PE has one
+                                    const PE& pe,
+                                    const int* positions,   // (B, T), or nullptr: token t at position t
+                                    const int* starts,      // (B, T), or nullptr: one sequence a row
+                                    const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0) {
+    int HS = C / NH;
+#pragma omp parallel for collapse(3)
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++)
+            for (int i = t0; i < T; i++) {
+                const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;  // q[b,i,h,:]
+                size_t row = (((size_t)b * NH + h) * T + i) * T;             // where att[b,h,i,:] would be: dropout's index
+                real* o = out + ((size_t)b * T + i) * C + h * HS;            // out[b,i,h,:]
+                int s = sequence_start(starts, b, i, T), pos_i = position_of(positions, b, i, T);
+                real m = -INFINITY, l = 0;
+                for (int d = 0; d < HS; d++) o[d] = 0;
+                for (int tile = s / ATTENTION_TILE * ATTENTION_TILE; tile <= i; tile += ATTENTION_TILE) {
+                    int first = std::max(tile, s), last = std::min(tile + ATTENTION_TILE - 1, i);
+                    real scores[ATTENTION_TILE], tile_max = -INFINITY;
+                    for (int j = first; j <= last; j++) {
+                        const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;  // k[b,j,h,:]
+                        scores[j - tile] = fused_score(q, k, HS, pe, pe_params, h, pos_i, position_of(positions, b, j, T));
+                        tile_max = std::max(tile_max, scores[j - tile]);
+                    }
+                    real m_next = std::max(m, tile_max), scale = std::exp(m - m_next);  // 0 on the first tile, where m = -inf
+                    l *= scale;
+                    for (int d = 0; d < HS; d++) o[d] *= scale;
+                    for (int j = first; j <= last; j++) {
+                        real e = std::exp(scores[j - tile] - m_next);
+                        l += e;
+                        e *= dropout_factor(drop, drop_key, row + j);
+                        const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;  // v[b,j,h,:]
+                        for (int d = 0; d < HS; d++) o[d] += e * v[d];
+                    }
+                    m = m_next;
+                }
+                for (int d = 0; d < HS; d++) o[d] /= l;
+                lse[((size_t)b * NH + h) * T + i] = m + std::log(l);
+            }
+}
+
+// attention_backward's formulas with each probability made again, a_j = exp(s_j - lse_i), and
+// its one sum over the keys known before them: sum_j a_j da_j = sum_j a_j m_j / (1 - p) do_i . v_j
+// = do_i . o_i (D, the output's dropout included). So, key by key:
+//   dv_j += a_j m_j / (1 - p) do_i     da_j = do_i . v_j m_j / (1 - p)     ds_j = a_j (da_j - D)
+//   dq_i += ds_j k_j     dk_j += ds_j q_i     dparams += ds_j d bias(i, j) / d params   (pe.h)
+// Each thread owns one (b, h), as there: the sums into dk_j and dv_j over i run in a fixed order,
+// and its PE gradient is a partial, the partials added in (b, h) order.
+inline void attention_fused_backward(real* dqkv,             // (B, T, 3C)
+                                     real* dpe_params,       // the layer's PE tensor's gradient, added to
+                                     const real* dout,       // (B, T, C)
+                                     const real* qkv,        // (B, T, 3C)
+                                     const real* out,        // (B, T, C) the forward's output
+                                     const real* lse,        // (B, NH, T)
+                                     const real* pe_params,  // the layer's PE tensor, if the PE has one
+                                     size_t n_pe_params,     // its size, or 0 when its bias has no parameters
+                                     const PE& pe, const int* positions, const int* starts,
+                                     const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH) {
+    int HS = C / NH;
+    std::vector<std::vector<real>> partial((size_t)B * NH, std::vector<real>(n_pe_params, 0));
+#pragma omp parallel for collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++) {
+                size_t row = (((size_t)b * NH + h) * T + i) * T;
+                const real* d_o = dout + ((size_t)b * T + i) * C + h * HS;
+                const real* q = qkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                real* dq = dqkv + ((size_t)b * T + i) * 3 * C + h * HS;
+                real* dparams = partial[(size_t)b * NH + h].data();
+                int s = sequence_start(starts, b, i, T), pos_i = position_of(positions, b, i, T);
+                real row_lse = lse[((size_t)b * NH + h) * T + i];
+                real D = dot(d_o, out + ((size_t)b * T + i) * C + h * HS, HS);
+                for (int j = s; j <= i; j++) {
+                    const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
+                    const real* v = k + C;
+                    real* dk = dqkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
+                    real* dv = dk + C;
+                    int pos_j = position_of(positions, b, j, T);
+                    real a = std::exp(fused_score(q, k, HS, pe, pe_params, h, pos_i, pos_j) - row_lse);
+                    real factor = dropout_factor(drop, drop_key, row + j);
+                    for (int d = 0; d < HS; d++) dv[d] += a * factor * d_o[d];
+                    real ds = a * (dot(d_o, v, HS) * factor - D);
+                    for (int d = 0; d < HS; d++) {
+                        dq[d] += ds * k[d];
+                        dk[d] += ds * q[d];
+                    }
+                    if (n_pe_params) pe_score_bias_backward(pe, pe_params, dparams, ds, h, pos_i, pos_j);
+                }
+            }
+    for (const std::vector<real>& p : partial)
+        for (size_t k = 0; k < n_pe_params; k++) dpe_params[k] += p[k];
+}
+
 // out = dropout(max(inp, 0)): the feed-forward block's hidden layer
 inline void relu_dropout_forward(real* out, const real* inp, const Dropout& d, uint32_t key, size_t n) {
 #pragma omp parallel for
@@ -879,12 +1008,12 @@ inline void crossentropy_backward(real* dlogits,       // (N, V)
 // activations: a table too, each sized for the largest batch the model was made for
 
 enum ActId {
-    A_RES_IN, A_LN1, A_LN1_RSTD, A_QKV, A_ATT, A_ATTY, A_RES_MID, A_LN2, A_LN2_RSTD, A_FC, A_FC_ACT,  // per layer
+    A_RES_IN, A_LN1, A_LN1_RSTD, A_QKV, A_ATT, A_LSE, A_ATTY, A_RES_MID, A_LN2, A_LN2_RSTD, A_FC, A_FC_ACT,  // per layer
     A_RES_OUT, A_LNF, A_LNF_RSTD, A_HEAD_IN, A_LOGITS, A_BRANCH, A_PE_BIAS,                         // model-wide
     A_D_LOGITS, A_D_HEAD_IN, A_D_RES, A_D_BRANCH, A_D_LN, A_D_FC_ACT, A_D_FC, A_D_ATTY, A_D_QKV,    // backward
     A_D_SCORES, A_D_PE_BIAS, NUM_ACTS
 };
-enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT, S_BIAS, S_DBIAS };
+enum ActShape { S_BT, S_BTC, S_BT3C, S_BTF, S_BTV, S_BNHTT, S_BNHT, S_BIAS, S_DBIAS };
 
 struct ActSpec {
     const char* name;
@@ -896,7 +1025,8 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"res_in", true, S_BTC},      // residual stream entering the layer
     {"ln1", true, S_BTC},         {"ln1_rstd", true, S_BT},
     {"qkv", true, S_BT3C},        // q and k (after the PE's rotation) and v, heads side by side
-    {"att", true, S_BNHTT},       // attention probabilities, before dropout
+    {"att", true, S_BNHTT},       // attention probabilities, before dropout (--attention simple)
+    {"lse", true, S_BNHT},        // each query row's log-sum-exp of its scores (--attention fused, in place of att)
     {"atty", true, S_BTC},        // attention output, heads concatenated, before Wo
     {"res_mid", true, S_BTC},     // residual stream after the attention block
     {"ln2", true, S_BTC},         {"ln2_rstd", true, S_BT},
@@ -907,7 +1037,7 @@ static const ActSpec ACTS[NUM_ACTS] = {
     {"head_in", false, S_BTC},    // dropout(lnf) * C^-0.5: the LM head's input
     {"logits", false, S_BTV},
     {"branch", false, S_BTC},     // a block's output before it joins the residual stream
-    {"pe_bias", false, S_BIAS},   // the PE's score bias, (planes, NH, T, T): pe_bias_forward (in layer 0, or every layer's
+    {"pe_bias", false, S_BIAS},   // the PE's score bias (--attention simple), (planes, NH, T, T): pe_bias_forward (in layer 0, or every layer's
                                   // own with --pe-per-layer), or the layer's cope_bias_forward
     {"d_logits", false, S_BTV},   {"d_head_in", false, S_BTC},
     {"d_res", false, S_BTC},      // gradient of the residual stream, carried down the layers
@@ -924,17 +1054,21 @@ static const ActSpec ACTS[NUM_ACTS] = {
 inline int planes_for(const ModelConfig& c, const int* positions, int B) { return positions || pe_has_context_bias(c.pe) ? B : 1; }
 inline int bias_planes(const ModelConfig& c, int B) { return c.positions_per_row() || pe_has_context_bias(c.pe) ? B : 1; }
 
+// The (T, T) shapes (probabilities, scores' gradients, bias planes) exist with --attention simple
+// only, the log-sum-exps with fused only.
 inline size_t act_numel(const ModelConfig& c, ActShape s, int B, int T) {
     size_t BT = (size_t)B * T;
+    bool simple = c.attention == ATTENTION_SIMPLE;
     switch (s) {
         case S_BT: return BT;
         case S_BTC: return BT * c.C;
         case S_BT3C: return BT * 3 * c.C;
         case S_BTF: return BT * c.F;
         case S_BTV: return BT * c.V;
-        case S_BNHTT: return BT * c.NH * T;
-        case S_BIAS: return pe_has_score_bias(c.pe) || pe_has_context_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;
-        default: return pe_has_score_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;  // S_DBIAS
+        case S_BNHTT: return simple ? BT * c.NH * T : 0;
+        case S_BNHT: return simple ? 0 : BT * c.NH;
+        case S_BIAS: return simple && (pe_has_score_bias(c.pe) || pe_has_context_bias(c.pe)) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;
+        default: return simple && pe_has_score_bias(c.pe) ? (size_t)bias_planes(c, B) * c.NH * T * T : 0;  // S_DBIAS
     }
 }
 
@@ -1081,15 +1215,20 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
         matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C, c.precision);
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
-        // the bias planes: made once for every layer, or per layer from its own PE parameters
-        if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
-            pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
-        if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
-        if (c.windowed(l))
-            attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), window_bias(m, bias, planes, starts, places.prompt_lens, B, T), B,
-                              starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
-        else
-            attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        if (c.attention == ATTENTION_FUSED) {  // each score's bias made where it is used
+            attention_fused_forward(A(A_ATTY, l), A(A_LSE, l), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), positions, starts, drop,
+                                    drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        } else {
+            // the bias planes: made once for every layer, or per layer from its own PE parameters
+            if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
+                pe_bias_forward(A(A_PE_BIAS), m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH, t0);
+            if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
+            if (c.windowed(l))
+                attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), window_bias(m, bias, planes, starts, places.prompt_lens, B, T), B,
+                                  starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+            else
+                attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+        }
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C, c.precision);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
@@ -1156,19 +1295,26 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         // attention block
         dropout_backward(zeroed(A_D_BRANCH), A(A_D_RES), drop, drop.key(SITE_ATTN_OUT, l), BT * C);
         matmul_backward(zeroed(A_D_ATTY), m->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), m->param(P_WO, l), BT, C, C, c.precision);
-        attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), starts, drop,
-                           drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
-        if (pe_has_score_bias(c.pe)) {
-            pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
-            // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own
-            if (l == 0 || c.pe_per_layer) {
-                pe_bias_backward(m->grad(P_PE_TABLE, l), dbias, m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH,
-                                 param_numel(c, P_PE_TABLE));
-                if (l > 0) dbias = zeroed(A_D_PE_BIAS);
+        if (c.attention == ATTENTION_FUSED) {  // the bias's gradient straight into the layer's PE tensor's
+            attention_fused_backward(zeroed(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_ATTY), A(A_QKV, l), A(A_ATTY, l), A(A_LSE, l),
+                                     m->param(P_PE_TABLE, l), pe_has_score_bias(c.pe) ? param_numel(c, P_PE_TABLE) : 0, m->pe(), positions,
+                                     starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
+        } else {
+            attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), starts, drop,
+                               drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
+            if (pe_has_score_bias(c.pe)) {
+                pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
+                // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own
+                if (l == 0 || c.pe_per_layer) {
+                    pe_bias_backward(m->grad(P_PE_TABLE, l), dbias, m->param(P_PE_TABLE, l), positions, starts, m->pe(), planes, T, NH,
+                                     param_numel(c, P_PE_TABLE));
+                    if (l > 0) dbias = zeroed(A_D_PE_BIAS);
+                }
             }
+            if (pe_has_context_bias(c.pe))
+                cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T,
+                                   C, NH);
         }
-        if (pe_has_context_bias(c.pe))
-            cope_bias_backward(A(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_SCORES), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH);
         rotate_qk_backward(A(A_D_QKV), positions, m->pe(), B, T, C, NH);
         matmul_backward(zeroed(A_D_LN), m->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), m->param(P_WQ, l), BT, C, 3 * C, c.precision);
         rmsnorm_backward(A(A_D_RES), m->grad(P_LN1, l), A(A_D_LN), res_in, m->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C);

@@ -632,23 +632,29 @@ static void test_t5_bias_grad_sums_over_layers(void) {
     TEST_ASSERT_GREATER_THAN(1e-6, difference);
 }
 
+// (with either attention: the fused one's T5 table gradient is summed from partials, too)
 static void test_results_do_not_depend_on_the_number_of_threads(void) {
     TinyBatch batch;
-    std::vector<double> grads[2], logits[2];
-    int threads_before = omp_get_max_threads();
-    for (int run = 0; run < 2; run++) {
-        omp_set_num_threads(run == 0 ? 1 : 3);
-        Model m;
-        model_init(&m, tiny_config(PE_T5, 0.1f), TinyBatch::B, 3);
-        Dropout drop = {0.1f, 9, 2};
-        model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
-        model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
-        grads[run] = m.grads;
-        logits[run].assign(m.act(A_LOGITS), m.act(A_LOGITS) + TinyBatch::B * TinyBatch::T * m.config.V);
+    for (AttentionKind attention : {ATTENTION_SIMPLE, ATTENTION_FUSED}) {
+        std::vector<double> grads[2], logits[2];
+        int threads_before = omp_get_max_threads();
+        for (int run = 0; run < 2; run++) {
+            omp_set_num_threads(run == 0 ? 1 : 3);
+            ModelConfig c = tiny_config(PE_T5, 0.1f);
+            c.attention = attention;
+            Model m;
+            model_init(&m, c, TinyBatch::B, 3);
+            Dropout drop = {0.1f, 9, 2};
+            model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
+            model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
+            grads[run] = m.grads;
+            logits[run].assign(m.act(A_LOGITS), m.act(A_LOGITS) + TinyBatch::B * TinyBatch::T * m.config.V);
+        }
+        omp_set_num_threads(threads_before);
+        std::string which = std::string(" differ between 1 and 3 threads, ") + ATTENTION_NAMES[attention] + " attention";
+        TEST_ASSERT_MESSAGE(grads[0] == grads[1], ("gradients" + which).c_str());
+        TEST_ASSERT_MESSAGE(logits[0] == logits[1], ("logits" + which).c_str());
     }
-    omp_set_num_threads(threads_before);
-    TEST_ASSERT_MESSAGE(grads[0] == grads[1], "gradients differ between 1 and 3 threads");
-    TEST_ASSERT_MESSAGE(logits[0] == logits[1], "logits differ between 1 and 3 threads");
 }
 
 // changing token t never changes a logit at a position before t
@@ -953,6 +959,108 @@ static void test_kv_cache_forward_matches_full_forward_in_bf16(void) {
     }
 }
 
+// ----------------------------------------------------------------------------
+// --attention fused
+
+// Rows long enough for several key tiles (ATTENTION_TILE = 32): two rows of 75 random tokens,
+// the second padded after 71, with targets on most real tokens. Packed, the second row holds
+// sequences starting at 0, 29 and 45, mid-tile, so that some tiles are partly before a query's
+// sequence and the last sequence never reads tile 0; drawn positions climb by 1 to 3.
+struct LongBatch {
+    static const int B = 2, T = 75, REAL = 71;
+    int tokens[B * T], targets[B * T], counted[B * T], drawn[B * T], starts[B * T];
+
+    LongBatch() {
+        Rng rng = rng_stream(5, 6);
+        for (int b = 0; b < B; b++)
+            for (int t = 0, position = 0; t < T; t++) {
+                int at = b * T + t;
+                bool real = b == 0 || t < REAL;
+                tokens[at] = real ? rng.between(1, 10) : PAD_ID;
+                targets[at] = real && rng.below(4) ? rng.between(1, 10) : -1;
+                starts[at] = b == 0 ? 0 : t >= REAL ? REAL : t >= 45 ? 45 : t >= 29 ? 29 : 0;
+                counted[at] = t - starts[at];
+                drawn[at] = position += rng.between(1, 3);
+            }
+    }
+};
+
+// the configuration for LongBatch: tiny_config's model with room for its rows
+static ModelConfig long_config(PEKind pe, int L = 2) {
+    ModelConfig c = tiny_config(pe, 0.3f, L);
+    c.max_T = LongBatch::T;
+    return c;
+}
+
+// The same model computed with --attention simple and fused: the loss, every logit and every
+// parameter's gradient equal to rounding (in double here; the order of the sums differs), and
+// the fused model holds none of the (T, T) tensors, only a log-sum-exp a query.
+static void check_fused_attention_is_simple_attention(ModelConfig c, const TokenPlaces& places, const std::string& label) {
+    LongBatch batch;
+    const int B = LongBatch::B, T = LongBatch::T;
+    Dropout drop = {0.3f, 1234, 17};
+    Model simple, fused;
+    init_for_test(&simple, c, B, 42);
+    c.attention = ATTENTION_FUSED;
+    init_for_test(&fused, c, B, 42);
+    double loss = model_forward(&simple, batch.tokens, batch.targets, B, T, drop, 0, places);
+    TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-12, loss, model_forward(&fused, batch.tokens, batch.targets, B, T, drop, 0, places), label.c_str());
+    TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-10, simple.act(A_LOGITS), fused.act(A_LOGITS), (size_t)B * T * c.V, label.c_str());
+    model_backward(&simple, batch.tokens, batch.targets, B, T, drop, places);
+    model_backward(&fused, batch.tokens, batch.targets, B, T, drop, places);
+    TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-9, simple.grads.data(), fused.grads.data(), simple.grads.size(), label.c_str());
+    for (int id : {A_ATT, A_D_SCORES, A_PE_BIAS, A_D_PE_BIAS}) TEST_ASSERT_EQUAL_INT_MESSAGE(0, fused.acts[id].size(), ACTS[id].name);
+    TEST_ASSERT_EQUAL_INT_MESSAGE((size_t)c.L * B * c.NH * T, fused.acts[A_LSE].size(), label.c_str());
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, simple.acts[A_LSE].size(), label.c_str());
+}
+
+// for every PE whose bias depends on positions alone (dropout on): rows one sequence each,
+// packed rows, drawn positions, and T5 and FIRE with a tensor per layer
+static void test_fused_attention_computes_what_simple_attention_computes(void) {
+    LongBatch batch;
+    for (int p = 0; p < NUM_PES; p++) {
+        PEKind pe = (PEKind)p;
+        if (pe_has_context_bias(pe)) continue;  // CoPE: fused attention refuses it (test_flags)
+        check_fused_attention_is_simple_attention(long_config(pe), TokenPlaces(), PE_NAMES[p]);
+        ModelConfig packed = long_config(pe);
+        packed.packed = true;
+        check_fused_attention_is_simple_attention(packed, {batch.counted, nullptr, batch.starts}, std::string(PE_NAMES[p]) + ", packed");
+        if (!pe_reads_positions(pe)) continue;
+        ModelConfig drawn = long_config(pe);
+        drawn.random_positions = 3 * LongBatch::T + 1;
+        check_fused_attention_is_simple_attention(drawn, {batch.drawn}, std::string(PE_NAMES[p]) + ", drawn positions");
+    }
+    for (PEKind pe : {PE_T5, PE_FIRE}) {
+        ModelConfig c = long_config(pe, 3);
+        c.pe_per_layer = true;
+        check_fused_attention_is_simple_attention(c, TokenPlaces(), std::string(PE_NAMES[pe]) + " per layer");
+    }
+}
+
+// What fused attention does not compute: a bias from the layer's q and k (CoPE), and the
+// windows, which mask through the bias planes
+static void test_fused_attention_refuses_what_it_does_not_compute(void) {
+    ModelConfig cope = tiny_config(PE_COPE, 0.0f), windowed = tiny_config(PE_T5, 0.0f);
+    cope.attention = windowed.attention = ATTENTION_FUSED;
+    windowed.window_from = windowed.window_to = 0, windowed.window = 2;
+    TEST_ASSERT_THROWS_WITH(validate_model_config(cope), "--attention fused computes each score's bias from the PE alone");
+    TEST_ASSERT_THROWS_WITH(validate_model_config(windowed), "--attention-window masks keys through the bias planes");
+    windowed.attention = ATTENTION_SIMPLE;
+    validate_model_config(windowed);
+}
+
+// Decoding with the KV cache in fused attention: each call's rows are computed as a full pass
+// computes them, so the same bits
+static void test_kv_cache_forward_matches_full_forward_with_fused_attention(void) {
+    for (PEKind pe : {PE_NOPE, PE_T5, PE_ALIBI, PE_ROPE, PE_FIRE}) {
+        ModelConfig c = tiny_config(pe, 0.1f);
+        c.attention = ATTENTION_FUSED;
+        Model m;
+        init_for_test(&m, c, 1, 8);
+        check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + " fused").c_str());
+    }
+}
+
 // The GPU's layout (model.cuh) starts every tensor at a multiple of 32 floats, where the host's
 // packs them: with FIRE's odd-sized tensor shared or per layer, every copy of every tensor sits
 // at such a multiple, no two overlap, and the packed layout has no gap (checkpoints hold
@@ -1020,5 +1128,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
     RUN_TEST(test_kv_cache_forward_matches_full_forward_in_bf16);
+    RUN_TEST(test_fused_attention_computes_what_simple_attention_computes);
+    RUN_TEST(test_fused_attention_refuses_what_it_does_not_compute);
+    RUN_TEST(test_kv_cache_forward_matches_full_forward_with_fused_attention);
     return UNITY_END();
 }
