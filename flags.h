@@ -70,6 +70,7 @@ struct RunConfig {
     int bench_seq = 0;             // --bench on random sequences of this length instead of the task's
     std::string device = "auto";   // auto: the GPU when there is one
     std::string precision = "tf32";
+    int attention = ATTENTION_SIMPLE;  // an index into ATTENTION_NAMES
     std::string cuda_graphs = "on";  // on: each training step's kernels replayed as one CUDA graph per batch shape
     // modes that look at a task
     int show = 0;
@@ -188,6 +189,9 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
         {"--device", FLAG_STRING, &c->device, false, TRAIN | BENCH | RESUME | LOAD, "auto (the GPU if there is one), cpu or gpu"},
         {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "matrix products: fp32; tf32 (default) on a GPU's tensor cores, fp32 on the CPU; bf16: operands rounded to bfloat16, sums in fp32 (CPU only, for now)"},
+        {"--attention", FLAG_CHOICE, &c->attention, false, TRAIN | BENCH | RESUME | LOAD,
+         "simple (default): the probabilities kept for the backward; fused: flash style, the keys in tiles, O(T) memory a query (CPU only, for now)",
+         row_names(ATTENTION_NAMES)},
         {"--cuda-graphs", FLAG_STRING, &c->cuda_graphs, false, TRAIN | BENCH | RESUME,
          "on (default): a GPU training step runs as one CUDA graph per batch shape; off: kernel by kernel (same results)"},
         {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default: all cores)"},
@@ -305,7 +309,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (given.count("--dump-attention")) {
         if (given.count("--out")) fail("--out can not be combined with --dump-attention, which writes FILE");
-        for (const char* setting : {"--sample", "--rope-scaling", "--attention-window", "--device", "--precision"})
+        for (const char* setting : {"--sample", "--rope-scaling", "--attention-window", "--device", "--precision", "--attention"})
             if (given.count(setting)) fail("%s can not be combined with --dump-attention, which dumps the model as trained, on the CPU", setting);
     } else if (given.count("--dump-per-length")) {
         fail("--dump-per-length is read only with --dump-attention");

@@ -170,6 +170,7 @@ inline AttentionWorkspace gpu_attention_workspace(GpuModel* g, const ModelConfig
 // batches of up to max_B sequences (the host model's own may be smaller: it need not train).
 inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision) {
     const ModelConfig& c = m.config;
+    if (c.attention == ATTENTION_FUSED) fail("internal error: a GPU model asked for fused attention, which the GPU path does not have yet");
     g->config = c, g->layout = make_layout(c, GPU_TENSOR_ALIGN), g->max_B = max_B, g->precision = precision;
     size_t BT = (size_t)max_B * c.max_T, total = g->layout.total;
     g->params = g->alloc<float>(total);

@@ -89,13 +89,14 @@ static void check_fits(const char* where, double needed, double available, const
 }
 
 // What of a configuration the GPU path does not run yet, or "": CoPE (whose bias is read from
-// each layer's q and k), rows packed with several sequences and a windowed layer have CPU code
-// only so far.
+// each layer's q and k), rows packed with several sequences, a windowed layer, bf16 products and
+// fused attention have CPU code only so far.
 static std::string gpu_lacks(const RunConfig& c) {
     if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
     if (c.pack) return "--pack";
     if (!c.attention_window.empty()) return "--attention-window";
     if (find_precision(c.precision) == PRECISION_BF16) return "--precision bf16";
+    if (c.attention == ATTENTION_FUSED) return "--attention fused";
     return "";
 }
 
@@ -145,6 +146,7 @@ static ModelConfig model_config(const RunConfig& c, int V, int max_T) {
     mc.pe_per_layer = c.pe_per_layer;
     mc.packed = c.pack;
     mc.precision = find_precision(c.precision);
+    mc.attention = (AttentionKind)c.attention;
     parse_window(c.attention_window, &mc);
     return mc;
 }
@@ -409,7 +411,8 @@ static void make_model(Run* r, const ModelConfig& mc) {
     }
 #endif
     std::string why = c.device == "auto" && !gpu_lacks(c).empty() ? " (" + gpu_lacks(c) + " has no GPU kernels yet)" : "";
-    describe(*r, "device: CPU, %d threads, %s matrix products%s\n", omp_get_max_threads(), products(*r), why.c_str());
+    describe(*r, "device: CPU, %d threads, %s matrix products, %s attention%s\n", omp_get_max_threads(), products(*r),
+             ATTENTION_NAMES[mc.attention], why.c_str());
 }
 
 // ----------------------------------------------------------------------------
@@ -701,6 +704,7 @@ static std::string config_json(const Run& r) {
         s += "  \"" + std::string(f.name + 2) + "\": " + value + ",\n";
     }
     s += "  \"precision\": \"" + std::string(products(r)) + "\",\n";
+    s += "  \"attention\": \"" + std::string(ATTENTION_NAMES[m.config.attention]) + "\",\n";
     s += "  \"train-min\": " + std::to_string(r.data.lengths.train_min) + ",\n  \"vocab\": " + std::to_string(m.config.V) +
          ",\n  \"max-tokens\": " + std::to_string(m.config.max_T) + ",\n  \"parameters\": " + std::to_string(m.layout.total) + "\n}\n";
     return s;
@@ -1408,7 +1412,8 @@ static void run_bench(RunConfig* c) {
     const ModelConfig& m = r.model.config;
     double T = (double)padded / rows;                                            // mean padded length of a row
     double flops = (6.0 * r.model.layout.total + 6.0 * m.L * m.C * T) * padded;  // 6N + 6LCT per token (llm.c)
-    std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads, " + products(r) + " matrix products";
+    std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads, " + products(r) + " matrix products, " +
+                         ATTENTION_NAMES[m.attention] + " attention";
     double peak = 0;
 #ifdef __CUDACC__
     if (r.gpu) {

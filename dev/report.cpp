@@ -280,9 +280,10 @@ static SplitResult read_split(const Json& split, const std::string& source) {
 
 // the config fields that are no part of a run's setting: the task (grouped by itself), the method
 // (pe and its wrappers: rivals within a column, not settings apart), the seed (the column), the
-// parameter count (which the PE implies) and the snapshots kept (which change no step)
+// parameter count (which the PE implies), the snapshots kept (which change no step) and the
+// attention's algorithm (simple or fused: one function, its sums in another order)
 static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions", "abacus", "position-coupling", "pe-per-layer", "seed", "parameters",
-                                                 "keep-every"};
+                                                 "keep-every", "attention"};
 
 // Config fields that train.cu gained after runs had been made, each with the value every run
 // from before ran with: a config.json without the field is read as having that value, so that a

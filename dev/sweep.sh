@@ -43,9 +43,10 @@ cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the cores, not Open
 
 # ---------------------------------------------------------------------------------------------
 # The flags of a run's line that no checkpoint keeps and --resume reads all the same (how it
-# evaluates, the GPU's precision and CUDA graphs): a resumed run is given them again, or it would
-# validate, test or compute otherwise than it started. test_sweep checks the list against flags.h.
-RESUME_FLAGS=(--rope-scaling --eval-positions --sample --precision --cuda-graphs)
+# evaluates, the precision, the attention's algorithm and the GPU's CUDA graphs): a resumed run is
+# given them again, or it would validate, test or compute otherwise than it started. test_sweep
+# checks the list against flags.h.
+RESUME_FLAGS=(--rope-scaling --eval-positions --sample --precision --attention --cuda-graphs)
 
 # the RESUME_FLAGS among a run's flags ARGS, each with its value, one word a line
 resume_flags() {  # ARGS...

@@ -640,6 +640,14 @@ static void test_keep_every_is_no_setting(void) {
     fs::remove_all(dir);
 }
 
+// Fused attention computes the model simple attention computes: runs with either, and runs from
+// before the field, are one setting
+static void test_simple_and_fused_attention_are_one_setting(void) {
+    std::string dir = temp_dir();
+    check_one_setting(dir, "attention", "\"simple\"", "\"fused\"");
+    fs::remove_all(dir);
+}
+
 // A wrapped run of `pe` (OOD `wrapped_ood`) is ranked in the plain run's column (OOD
 // `plain_ood`) as a method of its own, and its config field (`field`) makes no setting apart.
 static void check_a_wrapped_run_is_a_rival(const std::string& pe, const Wrappers& w, double plain_ood, double wrapped_ood,
@@ -813,6 +821,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_field_added_later_reads_as_its_old_value_in_older_runs);
     RUN_TEST(test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another);
     RUN_TEST(test_keep_every_is_no_setting);
+    RUN_TEST(test_simple_and_fused_attention_are_one_setting);
     RUN_TEST(test_a_coupled_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_a_per_layer_run_is_a_rival_of_its_plain_pe);
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
