@@ -896,8 +896,9 @@ inline void attention_fused_forward(real* out,              // (B, T, C)
 }
 
 // attention_backward's formulas with each probability made again, a_j = exp(s_j - lse_i), and
-// its one sum over the keys known before them: sum_j a_j da_j = sum_j a_j m_j / (1 - p) do_i . v_j
-// = do_i . o_i (D, the output's dropout included). So, key by key:
+// the softmax's one sum over a row's keys known before any key is read:
+//   sum_j a_j da_j = sum_j a_j m_j / (1 - p) do_i . v_j = do_i . o_i   (D; o_i holds the dropout)
+// So, key by key:
 //   dv_j += a_j m_j / (1 - p) do_i     da_j = do_i . v_j m_j / (1 - p)     ds_j = a_j (da_j - D)
 //   dq_i += ds_j k_j     dk_j += ds_j q_i     dparams += ds_j d bias(i, j) / d params   (pe.h)
 // Each thread owns one (b, h), as there: the sums into dk_j and dv_j over i run in a fixed order,
