@@ -975,6 +975,14 @@ static std::vector<double> logged_losses(const std::string& dir) {
     return losses;
 }
 
+// a run's config.json, whole
+static std::string config_text(const std::string& dir) {
+    std::ifstream in(dir + "/config.json");
+    std::stringstream config;
+    config << in.rdbuf();
+    return config.str();
+}
+
 // --precision bf16 on the CPU (every operand of the linear layers' products rounded to bf16,
 // fp32 sums): 20 steps track the same run's fp32 steps to 1e-3 of the loss, and differ from
 // them, so the rounding is on in forward and backward alike. Measured on this small run (1
@@ -993,10 +1001,8 @@ static void test_bf16_products_track_fp32_training(void) {
             Run r(&c);
             prepare_quietly(&r, INT_MAX);
             losses[run] = logged_losses(c.out);
-            std::ifstream in(c.out + "/config.json");
-            std::stringstream config;
-            config << in.rdbuf();
-            TEST_ASSERT_MESSAGE(config.str().find(std::string("\"precision\": \"") + c.precision + "\"") != std::string::npos, config.str().c_str());
+            std::string config = config_text(c.out);
+            TEST_ASSERT_MESSAGE(config.find(std::string("\"precision\": \"") + c.precision + "\"") != std::string::npos, config.c_str());
         }
         TEST_ASSERT_EQUAL_INT(20, losses[0].size());
         TEST_ASSERT_EQUAL_INT(20, losses[1].size());
@@ -1020,11 +1026,8 @@ static void test_fused_attention_trains_as_simple_attention(void) {
             prepare_quietly(&r, INT_MAX);
             losses[run] = logged_losses(c.out);
             TEST_ASSERT_EQUAL_INT_MESSAGE(run == 0, !r.model.acts[A_ATT].empty(), pe);
-            std::ifstream in(c.out + "/config.json");
-            std::stringstream config;
-            config << in.rdbuf();
-            std::string field = std::string("\"attention\": \"") + ATTENTION_NAMES[c.attention] + "\"";
-            TEST_ASSERT_MESSAGE(config.str().find(field) != std::string::npos, config.str().c_str());
+            std::string config = config_text(c.out), field = std::string("\"attention\": \"") + ATTENTION_NAMES[c.attention] + "\"";
+            TEST_ASSERT_MESSAGE(config.find(field) != std::string::npos, config.c_str());
         }
         TEST_ASSERT_EQUAL_INT(20, losses[0].size());
         TEST_ASSERT_EQUAL_INT(20, losses[1].size());
