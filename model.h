@@ -52,10 +52,11 @@ typedef MODEL_REAL real;
 
 // The matrix products' arithmetic (--precision). fp32: as written. tf32: the GPU's tensor cores
 // read fp32 operands to 10 mantissa bits; the CPU computes these in fp32. bf16: every operand of
-// a linear layer's products (weights, activations and gradients) rounded to bfloat16
-// (round_to_bf16), the products and their sums in fp32, as tensor cores take bf16 operands and
-// accumulate in fp32; the CPU computes that too, so it is the reference for such a GPU path.
-// Everything else (attention's own products included) stays fp32.
+// a product rounded to bfloat16 (round_to_bf16), the products and their sums in fp32, as tensor
+// cores take bf16 operands and accumulate in fp32: the linear layers' weights, activations and
+// gradients, and attention's q, k, v, probabilities, output gradient and score gradients. The
+// CPU computes that too, so it is the reference for such a GPU path. Everything else stays fp32:
+// the softmax and its statistics, the PE's bias and rotation, CoPE's gates, norms, the loss.
 enum Precision { PRECISION_FP32, PRECISION_TF32, PRECISION_BF16 };
 static const char* const PRECISION_NAMES[] = {"fp32", "tf32", "bf16"};
 
@@ -507,12 +508,15 @@ HD inline float round_to_bf16(float x) {
     return x;
 }
 
-// a product's operand as `precision` reads it: x itself, or (bf16) a rounded copy made in `copy`
+// a product's operand as `precision` reads it: x itself, or (bf16) x rounded
+inline real operand(real x, Precision precision) { return precision == PRECISION_BF16 ? (real)round_to_bf16((float)x) : x; }
+
+// the same for a tensor: x itself, or (bf16) a rounded copy made in `copy`
 inline const real* product_operand(const real* x, size_t n, Precision precision, std::vector<real>* copy) {
     if (precision != PRECISION_BF16) return x;
     copy->resize(n);
 #pragma omp parallel for
-    for (size_t i = 0; i < n; i++) (*copy)[i] = (real)round_to_bf16((float)x[i]);
+    for (size_t i = 0; i < n; i++) (*copy)[i] = operand(x[i], precision);
     return copy->data();
 }
 
@@ -725,14 +729,17 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
 // already be in qkv), within each query's sequence, which starts at s (0 unless --pack):
 //   att[b,h,i,j] = softmax over s <= j <= i of (q_i . k_j + bias[h,i,j]), 0 for other j
 //   out[b,i,h,:] = sum_j dropout(att)[b,h,i,j] v_j
+// The products' operands (q, k, v and dropout(att)) as `precision` reads them.
 inline void attention_forward(real* out,         // (B, T, C)
                               real* att,         // (B, NH, T, T) probabilities before dropout
                               const real* qkv,   // (B, T, 3C)
                               const real* bias,  // (planes, NH, T, T) from pe_bias_forward, or nullptr
                               int planes,        // 1: one plane for every row; B: one each
                               const int* starts, // (B, T), or nullptr: one sequence a row
-                              const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0) {
+                              const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0, Precision precision) {
     int HS = C / NH;
+    std::vector<real> qkv_read;
+    qkv = product_operand(qkv, (size_t)B * T * 3 * C, precision, &qkv_read);
 #pragma omp parallel for collapse(3)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++)
@@ -757,7 +764,7 @@ inline void attention_forward(real* out,         // (B, T, C)
                 real* o = out + ((size_t)b * T + i) * C + h * HS;  // out[b,i,h,:]
                 for (int d = 0; d < HS; d++) o[d] = 0;
                 for (int j = s; j <= i; j++) {
-                    real e = a[j] * dropout_factor(drop, drop_key, row + j);
+                    real e = operand(a[j] * dropout_factor(drop, drop_key, row + j), precision);
                     const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;  // v[b,j,h,:]
                     for (int d = 0; d < HS; d++) o[d] += e * v[d];
                 }
@@ -770,7 +777,8 @@ inline void attention_forward(real* out,         // (B, T, C)
 //   da_j = de_j m_j / (1 - p)
 //   ds_j = a_j (da_j - sum_k a_k da_k)                  (softmax)
 //   dq_i += sum_j ds_j k_j          dk_j += ds_j q_i     and ds is the gradient of the bias too
-// Each thread owns one (b, h): the sums into dk_j and dv_j over i run in a fixed order.
+// The products' operands (do, q, k, v, e and ds) as `precision` reads them; dscores holds ds as
+// computed. Each thread owns one (b, h): the sums into dk_j and dv_j over i run in a fixed order.
 inline void attention_backward(real* dqkv,         // (B, T, 3C)
                                real* dscores,      // (B, NH, T, T) overwritten with d loss / d score
                                const real* dout,   // (B, T, C)
@@ -778,8 +786,11 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
                                const real* att,    // (B, NH, T, T)
                                const int* starts,  // (B, T), or nullptr: one sequence a row
                                const Dropout& drop, uint32_t drop_key,
-                               int B, int T, int C, int NH) {
+                               int B, int T, int C, int NH, Precision precision) {
     int HS = C / NH;
+    std::vector<real> dout_read, qkv_read;
+    dout = product_operand(dout, (size_t)B * T * C, precision, &dout_read);
+    qkv = product_operand(qkv, (size_t)B * T * 3 * C, precision, &qkv_read);
 #pragma omp parallel for collapse(2)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++)
@@ -796,17 +807,19 @@ inline void attention_backward(real* dqkv,         // (B, T, 3C)
                     real factor = dropout_factor(drop, drop_key, row + j);
                     const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;
                     real* dv = dqkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;
-                    for (int d = 0; d < HS; d++) dv[d] += a[j] * factor * d_o[d];
+                    real e = operand(a[j] * factor, precision);
+                    for (int d = 0; d < HS; d++) dv[d] += e * d_o[d];
                     ds[j] = dot(d_o, v, HS) * factor;  // da_j, for now
                     sum_a_da += a[j] * ds[j];
                 }
                 for (int j = s; j <= i; j++) {
                     ds[j] = a[j] * (ds[j] - sum_a_da);
+                    real ds_read = operand(ds[j], precision);
                     const real* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
                     real* dk = dqkv + ((size_t)b * T + j) * 3 * C + C + h * HS;
                     for (int d = 0; d < HS; d++) {
-                        dq[d] += ds[j] * k[d];
-                        dk[d] += ds[j] * q[d];
+                        dq[d] += ds_read * k[d];
+                        dk[d] += ds_read * q[d];
                     }
                 }
                 for (int j = 0; j < s; j++) ds[j] = 0;
@@ -850,7 +863,9 @@ inline real fused_score(const real* q, const real* k, int HS, const PE& pe, cons
 // softmax. After each tile the row holds m, its largest score so far, l = sum_j exp(s_j - m)
 // and o = sum_j exp(s_j - m) dropout_j v_j over the keys read; a tile that raises m to m' first
 // scales l and o by exp(m - m'). At the end out = o / l, and lse = m + log l is all the backward
-// needs to make a probability again: a_j = exp(s_j - lse).
+// needs to make a probability again: a_j = exp(s_j - lse). The products' operands (q, k, v, and
+// exp(s_j - m) dropout_j as a tile holds it, before the division by l) as `precision` reads them;
+// m, l and o stay fp32.
 inline void attention_fused_forward(real* out,              // (B, T, C)
                                     real* lse,              // (B, NH, T) each query row's log-sum-exp of its scores
                                     const real* qkv,        // (B, T, 3C)
@@ -858,8 +873,10 @@ inline void attention_fused_forward(real* out,              // (B, T, C)
                                     const PE& pe,
                                     const int* positions,   // (B, T), or nullptr: token t at position t
                                     const int* starts,      // (B, T), or nullptr: one sequence a row
-                                    const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0) {
+                                    const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, int t0, Precision precision) {
     int HS = C / NH;
+    std::vector<real> qkv_read;
+    qkv = product_operand(qkv, (size_t)B * T * 3 * C, precision, &qkv_read);
 #pragma omp parallel for collapse(3)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++)
@@ -884,7 +901,7 @@ inline void attention_fused_forward(real* out,              // (B, T, C)
                     for (int j = first; j <= last; j++) {
                         real e = std::exp(scores[j - tile] - m_next);
                         l += e;
-                        e *= dropout_factor(drop, drop_key, row + j);
+                        e = operand(e * dropout_factor(drop, drop_key, row + j), precision);
                         const real* v = qkv + ((size_t)b * T + j) * 3 * C + 2 * C + h * HS;  // v[b,j,h,:]
                         for (int d = 0; d < HS; d++) o[d] += e * v[d];
                     }
@@ -901,8 +918,10 @@ inline void attention_fused_forward(real* out,              // (B, T, C)
 // So, key by key:
 //   dv_j += a_j m_j / (1 - p) do_i     da_j = do_i . v_j m_j / (1 - p)     ds_j = a_j (da_j - D)
 //   dq_i += ds_j k_j     dk_j += ds_j q_i     dparams += ds_j d bias(i, j) / d params   (pe.h)
-// Each thread owns one (b, h), as there: the sums into dk_j and dv_j over i run in a fixed order,
-// and its PE gradient is a partial, the partials added in (b, h) order.
+// The products' operands as attention_backward reads them (D from do as read and o as it is);
+// the PE's gradient from ds as computed. Each thread owns one (b, h), as there: the sums into
+// dk_j and dv_j over i run in a fixed order, and its PE gradient is a partial, the partials
+// added in (b, h) order.
 inline void attention_fused_backward(real* dqkv,             // (B, T, 3C)
                                      real* dpe_params,       // the layer's PE tensor's gradient, added to
                                      const real* dout,       // (B, T, C)
@@ -912,8 +931,11 @@ inline void attention_fused_backward(real* dqkv,             // (B, T, 3C)
                                      const real* pe_params,  // the layer's PE tensor, if the PE has one
                                      size_t n_pe_params,     // its size, or 0 when its bias has no parameters
                                      const PE& pe, const int* positions, const int* starts,
-                                     const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH) {
+                                     const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, Precision precision) {
     int HS = C / NH;
+    std::vector<real> dout_read, qkv_read;
+    dout = product_operand(dout, (size_t)B * T * C, precision, &dout_read);
+    qkv = product_operand(qkv, (size_t)B * T * 3 * C, precision, &qkv_read);
     std::vector<std::vector<real>> partial((size_t)B * NH, std::vector<real>(n_pe_params, 0));
 #pragma omp parallel for collapse(2)
     for (int b = 0; b < B; b++)
@@ -934,12 +956,12 @@ inline void attention_fused_backward(real* dqkv,             // (B, T, 3C)
                     real* dv = dk + C;
                     int pos_j = position_of(positions, b, j, T);
                     real a = std::exp(fused_score(q, k, HS, pe, pe_params, h, pos_i, pos_j) - row_lse);
-                    real factor = dropout_factor(drop, drop_key, row + j);
-                    for (int d = 0; d < HS; d++) dv[d] += a * factor * d_o[d];
-                    real ds = a * (dot(d_o, v, HS) * factor - D);
+                    real factor = dropout_factor(drop, drop_key, row + j), e = operand(a * factor, precision);
+                    for (int d = 0; d < HS; d++) dv[d] += e * d_o[d];
+                    real ds = a * (dot(d_o, v, HS) * factor - D), ds_read = operand(ds, precision);
                     for (int d = 0; d < HS; d++) {
-                        dq[d] += ds * k[d];
-                        dk[d] += ds * q[d];
+                        dq[d] += ds_read * k[d];
+                        dk[d] += ds_read * q[d];
                     }
                     if (n_pe_params) pe_score_bias_backward(pe, pe_params, dparams, ds, h, pos_i, pos_j);
                 }
@@ -1218,7 +1240,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
         if (c.attention == ATTENTION_FUSED) {  // each score's bias made where it is used
             attention_fused_forward(A(A_ATTY, l), A(A_LSE, l), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), positions, starts, drop,
-                                    drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+                                    drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0, c.precision);
         } else {
             // the bias planes: made once for every layer, or per layer from its own PE parameters
             if (pe_has_score_bias(c.pe) && (l == 0 || c.pe_per_layer))
@@ -1226,9 +1248,10 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
             if (pe_has_context_bias(c.pe)) cope_bias_forward(A(A_PE_BIAS), A(A_QKV, l), m->param(P_PE_TABLE, l), starts, m->pe(), B, T, C, NH, t0);
             if (c.windowed(l))
                 attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), window_bias(m, bias, planes, starts, places.prompt_lens, B, T), B,
-                                  starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+                                  starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0, c.precision);
             else
-                attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0);
+                attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0,
+                                  c.precision);
         }
         matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C, c.precision);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
@@ -1299,10 +1322,10 @@ inline void model_backward(Model* m, const int* tokens, const int* targets, int 
         if (c.attention == ATTENTION_FUSED) {  // the bias's gradient straight into the layer's PE tensor's
             attention_fused_backward(zeroed(A_D_QKV), m->grad(P_PE_TABLE, l), A(A_D_ATTY), A(A_QKV, l), A(A_ATTY, l), A(A_LSE, l),
                                      m->param(P_PE_TABLE, l), pe_has_score_bias(c.pe) ? param_numel(c, P_PE_TABLE) : 0, m->pe(), positions,
-                                     starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
+                                     starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, c.precision);
         } else {
             attention_backward(zeroed(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), starts, drop,
-                               drop.key(SITE_ATTN_PROBS, l), B, T, C, NH);
+                               drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, c.precision);
             if (pe_has_score_bias(c.pe)) {
                 pe_bias_plane_backward(dbias, A(A_D_SCORES), planes, B, T, NH);
                 // the planes' PE tensor, once its last reader is done: layer 0 for all, or each layer's own

@@ -239,8 +239,8 @@ static void test_attention_matches_cpu_for_every_pe(void) {
             bool biased = pe_has_score_bias(kind);
             if (biased) pe_bias_forward(bias.data(), table.data(), at, nullptr, pe_view(tables), planes, T, NH, 0);
             rotate_qk_forward(qkv.data(), at, pe_view(tables), B, T, C, NH, 0);
-            attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0);
-            attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH);
+            attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0, PRECISION_FP32);
+            attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH, PRECISION_FP32);
             pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
             pe_bias_backward(dtable.data(), dbias.data(), table.data(), at, nullptr, pe_view(tables), planes, T, NH, n_params);
             rotate_qk_backward(dqkv.data(), at, pe_view(tables), B, T, C, NH);

@@ -302,12 +302,12 @@ static void test_attention_backward_matches_finite_differences_for_every_pe(void
                 auto loss = [&] {
                     pe_bias_forward(bias.data(), params.data(), positions, layout.starts, pe, planes, T, NH, 0);
                     if (context) cope_bias_forward(bias.data(), qkv.data(), params.data(), layout.starts, pe, B, T, C, NH, 0);
-                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, layout.starts, drop, key, B, T, C, NH, 0);
+                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, layout.starts, drop, key, B, T, C, NH, 0, PRECISION_FP32);
                     return weighted_sum(out, dout);
                 };
                 loss();
                 std::vector<double> dqkv(qkv.size(), 0), dscores(att.size()), dbias(bias.size(), 0), dparams(params.size(), 0);
-                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), layout.starts, drop, key, B, T, C, NH);
+                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), layout.starts, drop, key, B, T, C, NH, PRECISION_FP32);
                 pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
                 pe_bias_backward(dparams.data(), dbias.data(), params.data(), positions, layout.starts, pe, planes, T, NH, params.size());
                 if (context)
@@ -947,16 +947,18 @@ static void test_kv_cache_forward_matches_full_forward(void) {
     }
 }
 
-// --precision bf16 decodes with the KV cache as it computes a full pass: each row's products
-// read the same rounded operands
+// --precision bf16 decodes with the KV cache as it computes a full pass, in either attention:
+// each row's products read the same rounded operands
 static void test_kv_cache_forward_matches_full_forward_in_bf16(void) {
-    for (PEKind pe : {PE_NOPE, PE_T5, PE_ROPE}) {
-        ModelConfig c = tiny_config(pe, 0.1f);
-        c.precision = PRECISION_BF16;
-        Model m;
-        init_for_test(&m, c, 1, 8);
-        check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + " bf16").c_str());
-    }
+    for (AttentionKind attention : {ATTENTION_SIMPLE, ATTENTION_FUSED})
+        for (PEKind pe : {PE_NOPE, PE_T5, PE_ROPE}) {
+            ModelConfig c = tiny_config(pe, 0.1f);
+            c.precision = PRECISION_BF16;
+            c.attention = attention;
+            Model m;
+            init_for_test(&m, c, 1, 8);
+            check_kv_cache_matches_full_forward(&m, (std::string(PE_NAMES[pe]) + " bf16 " + ATTENTION_NAMES[attention]).c_str());
+        }
 }
 
 // ----------------------------------------------------------------------------
@@ -1061,6 +1063,125 @@ static void test_kv_cache_forward_matches_full_forward_with_fused_attention(void
     }
 }
 
+// ----------------------------------------------------------------------------
+// attention in bf16
+
+// Attention with --precision bf16 written out in plain loops, one query row at a time, from the
+// rules in model.h: r() rounds a product's operand to bf16. Scores r(q_i) . r(k_j) + bias(i, j)
+// and their softmax a_j in full precision; out_i = sum_j r(a_j m_j) r(v_j) (m_j: dropout's
+// factor). fused: a flash kernel's tile holds exp(s_j - M_t), M_t the largest score of the
+// tiles read so far, so that is what is rounded, and the sum is scaled by exp(M_t - M) and
+// divided by l = sum_j exp(s_j - M) at the end. Backward: da_j = r(do_i) . r(v_j) m_j,
+// D = sum_j a_j da_j (fused: r(do_i) . out_i), ds_j = a_j (da_j - D); dv_j += r(a_j m_j) r(do_i),
+// dq_i += r(ds_j) r(k_j), dk_j += r(ds_j) r(q_i), and the PE's parameters from ds_j itself.
+struct Bf16Attention {
+    std::vector<double> out, dqkv, dparams;
+};
+
+static Bf16Attention bf16_attention_written_out(const std::vector<double>& qkv, const std::vector<double>& dout, const std::vector<double>& params,
+                                                const PE& pe, const Dropout& drop, uint32_t key, int B, int T, int C, int NH, bool fused) {
+    const int HS = C / NH;
+    auto r = [](double x) { return (double)round_to_bf16((float)x); };
+    auto q = [&](int b, int t, int h, int d) { return r(qkv[((size_t)b * T + t) * 3 * C + h * HS + d]); };
+    auto k = [&](int b, int t, int h, int d) { return r(qkv[((size_t)b * T + t) * 3 * C + C + h * HS + d]); };
+    auto v = [&](int b, int t, int h, int d) { return r(qkv[((size_t)b * T + t) * 3 * C + 2 * C + h * HS + d]); };
+    auto d_o = [&](int b, int t, int h, int d) { return r(dout[((size_t)b * T + t) * C + h * HS + d]); };
+    Bf16Attention got{std::vector<double>(B * T * C, 0), std::vector<double>(qkv.size(), 0), std::vector<double>(params.size(), 0)};
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++) {
+                std::vector<double> s(i + 1), a(i + 1), factor(i + 1), tile_max(i + 1);
+                double M = -INFINITY, l = 0;
+                for (int j = 0; j <= i; j++) {
+                    s[j] = pe_has_score_bias(pe.kind) ? pe_score_bias(pe, params.data(), h, i, j) : 0;
+                    for (int d = 0; d < HS; d++) s[j] += q(b, i, h, d) * k(b, j, h, d);
+                    M = std::max(M, s[j]);
+                    tile_max[j] = M;  // the largest score up to j, which the tile's end sets for all its keys
+                    factor[j] = dropout_factor(drop, key, (((size_t)b * NH + h) * T + i) * T + j);
+                }
+                for (int j = 0; j <= i; j++) {
+                    int tile_end = std::min(i, (j / ATTENTION_TILE + 1) * ATTENTION_TILE - 1);
+                    tile_max[j] = tile_max[tile_end];
+                }
+                for (int j = 0; j <= i; j++) l += std::exp(s[j] - M);
+                for (int j = 0; j <= i; j++) a[j] = std::exp(s[j] - M) / l;
+                double* o = &got.out[((size_t)b * T + i) * C + h * HS];
+                for (int j = 0; j <= i; j++) {
+                    double e = fused ? r(std::exp(s[j] - tile_max[j]) * factor[j]) * std::exp(tile_max[j] - M) / l : r(a[j] * factor[j]);
+                    for (int d = 0; d < HS; d++) o[d] += e * v(b, j, h, d);
+                }
+                std::vector<double> da(i + 1, 0);
+                double D = 0;
+                for (int j = 0; j <= i; j++) {
+                    for (int d = 0; d < HS; d++) da[j] += d_o(b, i, h, d) * v(b, j, h, d);
+                    da[j] *= factor[j];
+                    if (!fused) D += a[j] * da[j];
+                }
+                if (fused)
+                    for (int d = 0; d < HS; d++) D += d_o(b, i, h, d) * o[d];
+                for (int j = 0; j <= i; j++) {
+                    double ds = a[j] * (da[j] - D);
+                    for (int d = 0; d < HS; d++) {
+                        got.dqkv[((size_t)b * T + j) * 3 * C + 2 * C + h * HS + d] += r(a[j] * factor[j]) * d_o(b, i, h, d);
+                        got.dqkv[((size_t)b * T + i) * 3 * C + h * HS + d] += r(ds) * k(b, j, h, d);
+                        got.dqkv[((size_t)b * T + j) * 3 * C + C + h * HS + d] += r(ds) * q(b, i, h, d);
+                    }
+                    if (!params.empty()) pe_score_bias_backward(pe, params.data(), got.dparams.data(), ds, h, i, j);
+                }
+            }
+    return got;
+}
+
+// Both attentions in bf16 compute what the rules above write out (T5's bias, dropout on, rows of
+// two key tiles), and the rules are not idle here: fp32 differs from them, and so do simple and
+// fused from each other, by the probabilities' rounding
+static void test_bf16_attention_rounds_each_products_operands(void) {
+    const int B = 2, T = ATTENTION_TILE + 9, C = 8, NH = 2, max_pos = T;
+    PETables tables = make_pe_tables(PE_T5, C, NH, 0, max_pos);
+    PE pe = pe_view(tables);
+    uint32_t key = TEST_DROPOUT.key(SITE_ATTN_PROBS, 0);
+    std::vector<double> qkv = random_vector(B * T * 3 * C, 60, 2.0), dout = random_vector(B * T * C, 61);
+    std::vector<double> params = pe_params_for_test(PE_T5, C, NH, max_pos, 62);
+    auto simple = [&](Precision precision) {
+        std::vector<double> bias(NH * T * T), att(B * NH * T * T), dscores(att.size()), dbias(bias.size(), 0);
+        Bf16Attention got{std::vector<double>(B * T * C), std::vector<double>(qkv.size(), 0), std::vector<double>(params.size(), 0)};
+        pe_bias_forward(bias.data(), params.data(), nullptr, nullptr, pe, 1, T, NH, 0);
+        attention_forward(got.out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0, precision);
+        attention_backward(got.dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH, precision);
+        pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
+        pe_bias_backward(got.dparams.data(), dbias.data(), params.data(), nullptr, nullptr, pe, 1, T, NH, params.size());
+        return got;
+    };
+    auto fused = [&](Precision precision) {
+        std::vector<double> lse(B * NH * T);
+        Bf16Attention got{std::vector<double>(B * T * C), std::vector<double>(qkv.size(), 0), std::vector<double>(params.size(), 0)};
+        attention_fused_forward(got.out.data(), lse.data(), qkv.data(), params.data(), pe, nullptr, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0,
+                                precision);
+        attention_fused_backward(got.dqkv.data(), got.dparams.data(), dout.data(), qkv.data(), got.out.data(), lse.data(), params.data(),
+                                 params.size(), pe, nullptr, nullptr, TEST_DROPOUT, key, B, T, C, NH, precision);
+        return got;
+    };
+    auto largest_gap = [](const std::vector<double>& x, const std::vector<double>& y) {
+        double gap = 0;
+        for (size_t n = 0; n < x.size(); n++) gap = std::max(gap, std::fabs(x[n] - y[n]));
+        return gap;
+    };
+    for (bool is_fused : {false, true}) {
+        const char* name = is_fused ? "fused" : "simple";
+        Bf16Attention want = bf16_attention_written_out(qkv, dout, params, pe, TEST_DROPOUT, key, B, T, C, NH, is_fused);
+        Bf16Attention got = is_fused ? fused(PRECISION_BF16) : simple(PRECISION_BF16), fp32 = is_fused ? fused(PRECISION_FP32) : simple(PRECISION_FP32);
+        TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.out.data(), got.out.data(), want.out.size(), (std::string(name) + ": out").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.dqkv.data(), got.dqkv.data(), want.dqkv.size(), (std::string(name) + ": dqkv").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.dparams.data(), got.dparams.data(), want.dparams.size(), (std::string(name) + ": dparams").c_str());
+        TEST_ASSERT_MESSAGE(largest_gap(want.out, fp32.out) > 1e-4, name);
+        TEST_ASSERT_MESSAGE(largest_gap(want.dqkv, fp32.dqkv) > 1e-4, name);
+    }
+    Bf16Attention simple_rules = bf16_attention_written_out(qkv, dout, params, pe, TEST_DROPOUT, key, B, T, C, NH, false);
+    Bf16Attention fused_rules = bf16_attention_written_out(qkv, dout, params, pe, TEST_DROPOUT, key, B, T, C, NH, true);
+    TEST_ASSERT_TRUE(largest_gap(simple_rules.out, fused_rules.out) > 1e-6);
+    TEST_ASSERT_TRUE(largest_gap(simple_rules.dqkv, fused_rules.dqkv) > 1e-6);
+}
+
 // The GPU's layout (model.cuh) starts every tensor at a multiple of 32 floats, where the host's
 // packs them: with FIRE's odd-sized tensor shared or per layer, every copy of every tensor sits
 // at such a multiple, no two overlap, and the packed layout has no gap (checkpoints hold
@@ -1131,5 +1252,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_fused_attention_computes_what_simple_attention_computes);
     RUN_TEST(test_fused_attention_refuses_what_it_does_not_compute);
     RUN_TEST(test_kv_cache_forward_matches_full_forward_with_fused_attention);
+    RUN_TEST(test_bf16_attention_rounds_each_products_operands);
     return UNITY_END();
 }

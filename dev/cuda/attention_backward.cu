@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
         std::vector<float> dout = random_floats((size_t)B * T * C, 3), out((size_t)B * T * C), att((size_t)B * NH * T * T);
         std::vector<float> dqkv(qkv.size(), 0), dscores(att.size()), dtable(table.size(), 0);
         std::vector<float> bias = reference_bias_plane(table, pe_view(tables), T, NH), dbias(bias.size(), 0);
-        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0);
-        attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, drop, key, B, T, C, NH);
+        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0, PRECISION_FP32);
+        attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, drop, key, B, T, C, NH, PRECISION_FP32);
         pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
         pe_bias_backward(dtable.data(), dbias.data(), table.data(), nullptr, nullptr, pe_view(tables), 1, T, NH, n_params);
 

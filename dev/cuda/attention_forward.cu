@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
         std::vector<float> qkv = random_floats((size_t)B * T * 3 * C, 1, 0.3), table = random_floats(pe_param_count(a.pe, C, NH, T), 2);
         std::vector<float> out((size_t)B * T * C), att((size_t)B * NH * T * T);
         std::vector<float> bias = reference_bias_plane(table, pe_view(tables), T, NH);
-        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0);
+        attention_forward(out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, drop, key, B, T, C, NH, 0, PRECISION_FP32);
 
         float *d_qkv = to_device(qkv), *d_table = to_device(table), *d_out = to_device(out), *d_att = to_device(att), *d_bias = to_device(bias);
         float* d_lse = to_device(std::vector<float>((size_t)B * NH * T, 0));
