@@ -1,8 +1,9 @@
 // How far step A's loss and gradients are from step B's (step.cpp's files, one PE): the loss's
 // relative difference, the gradient's relative L2 distance, and the worst entry's difference as
 // a fraction of its tensor's largest entry in B (the measure test_gpu's bf16 experiment used), and
-// how many ReLU inputs have opposite signs in A and B (each such token drops out of, or joins, a
-// row of w1's gradient).
+// how many ReLU inputs have opposite signs in A and B (each such token drops out of, or joins,
+// its hidden unit's row of w1's gradient and column of w2's), and the worst entry again outside
+// those rows and columns.
 //   compare PE A.bin B.bin
 #include <cstdio>
 
@@ -19,26 +20,43 @@ static std::vector<float> read_step(const char* path, double* loss) {  // the gr
 
 int main(int argc, char** argv) {
     if (argc != 4) fail("usage: compare PE A.bin B.bin");
-    ModelConfig config{2, 64, 4, 128, 50, 24, find_pe(argv[1]), 0.25f, 0.1f};
+    const int B = 4, T = 24;
+    ModelConfig config{2, 64, 4, 128, 50, T, find_pe(argv[1]), 0.25f, 0.1f};
     Layout layout = make_layout(config);
     double loss_a, loss_b;
     std::vector<float> a = read_step(argv[2], &loss_a), b = read_step(argv[3], &loss_b);
-    double worst = 0, distance = 0, norm = 0;
+    if (a.size() != b.size() || a.size() != layout.total + (size_t)config.L * B * T * config.F)
+        fail("%s and %s do not hold this model's step", argv[2], argv[3]);
+    // the hidden units (layer, unit) with a ReLU input of opposite signs in A and B
+    std::vector<std::vector<bool>> flipped(config.L, std::vector<bool>(config.F, false));
+    int flips = 0;
+    for (size_t i = 0; i < a.size() - layout.total; i++) {
+        size_t at = layout.total + i;
+        if ((a[at] > 0) == (b[at] > 0)) continue;
+        flips++;
+        flipped[i / ((size_t)B * T * config.F)][i % config.F] = true;
+    }
+    // is entry n of tensor id (layer l) w1's row or w2's column of such a unit?
+    auto of_flipped_unit = [&](int id, int l, size_t n) {
+        return (id == P_W1 && flipped[l][n / config.C]) || (id == P_W2 && flipped[l][n % config.F]);
+    };
+    double worst = 0, worst_outside = 0, distance = 0, norm = 0;
     std::string where;
     for (int id = 0; id < NUM_PARAMS; id++)
         for (int l = 0; l < param_copies(config, id); l++) {
             size_t at = layout.at(id, l), n = param_numel(config, id);
-            double largest = 0, difference = 0;
-            for (size_t i = at; i < at + n; i++) {
-                largest = std::max(largest, std::fabs((double)b[i]));
-                difference = std::max(difference, std::fabs((double)a[i] - b[i]));
-                distance += ((double)a[i] - b[i]) * ((double)a[i] - b[i]), norm += (double)b[i] * b[i];
+            double largest = 0, difference = 0, difference_outside = 0;
+            for (size_t i = 0; i < n; i++) {
+                double x = a[at + i], y = b[at + i];
+                largest = std::max(largest, std::fabs(y));
+                difference = std::max(difference, std::fabs(x - y));
+                if (!of_flipped_unit(id, l, i)) difference_outside = std::max(difference_outside, std::fabs(x - y));
+                distance += (x - y) * (x - y), norm += y * y;
             }
-            if (largest > 0 && difference / largest > worst) worst = difference / largest, where = std::string(PARAMS[id].name) + " layer " + std::to_string(l);
+            if (largest == 0) continue;
+            if (difference / largest > worst) worst = difference / largest, where = std::string(PARAMS[id].name) + " layer " + std::to_string(l);
+            worst_outside = std::max(worst_outside, difference_outside / largest);
         }
-    if (a.size() != b.size() || a.size() <= layout.total) fail("%s and %s do not hold the same step's tensors", argv[2], argv[3]);
-    int flips = 0;
-    for (size_t i = layout.total; i < a.size(); i++) flips += (a[i] > 0) != (b[i] > 0);
-    printf("%-6s loss %.1e   gradient L2 %.1e   worst entry %.1e of its tensor's largest (%s)   ReLU flips %d\n", argv[1],
-           std::fabs(loss_a / loss_b - 1), sqrt(distance / norm), worst, where.c_str(), flips);
+    printf("%-6s loss %.1e   gradient L2 %.1e   worst entry %.1e of its tensor's largest (%s)   ReLU flips %d   worst outside their units %.1e\n",
+           argv[1], std::fabs(loss_a / loss_b - 1), sqrt(distance / norm), worst, where.c_str(), flips, worst_outside);
 }
