@@ -1,7 +1,7 @@
 // How far step A's loss and gradients are from step B's (step.cpp's files, one PE): the loss's
 // relative difference, the gradient's relative L2 distance, and the worst entry's difference as
 // a fraction of its tensor's largest entry in B (the measure test_gpu's bf16 experiment used), and
-// how many ReLU inputs have opposite signs in A and B (each such token drops out of, or joins,
+// the largest change of a ReLU input, how many have opposite signs in A and B (each such token drops out of, or joins,
 // its hidden unit's row of w1's gradient and column of w2's), and the worst entry again outside
 // those rows and columns.
 //   compare PE A.bin B.bin
@@ -30,8 +30,10 @@ int main(int argc, char** argv) {
     // the hidden units (layer, unit) with a ReLU input of opposite signs in A and B
     std::vector<std::vector<bool>> flipped(config.L, std::vector<bool>(config.F, false));
     int flips = 0;
+    double moved = 0;  // the largest change of a ReLU input
     for (size_t i = 0; i < a.size() - layout.total; i++) {
         size_t at = layout.total + i;
+        moved = std::max(moved, std::fabs((double)a[at] - b[at]));
         if ((a[at] > 0) == (b[at] > 0)) continue;
         flips++;
         flipped[i / ((size_t)B * T * config.F)][i % config.F] = true;
@@ -57,6 +59,6 @@ int main(int argc, char** argv) {
             if (difference / largest > worst) worst = difference / largest, where = std::string(PARAMS[id].name) + " layer " + std::to_string(l);
             worst_outside = std::max(worst_outside, difference_outside / largest);
         }
-    printf("%-6s loss %.1e   gradient L2 %.1e   worst entry %.1e of its tensor's largest (%s)   ReLU flips %d   worst outside their units %.1e\n",
-           argv[1], std::fabs(loss_a / loss_b - 1), sqrt(distance / norm), worst, where.c_str(), flips, worst_outside);
+    printf("%-6s loss %.1e   gradient L2 %.1e   worst entry %.1e of its tensor's largest (%s)   ReLU inputs: moved %.1e, flipped %d, worst entry outside their units %.1e\n",
+           argv[1], std::fabs(loss_a / loss_b - 1), sqrt(distance / norm), worst, where.c_str(), moved, flips, worst_outside);
 }
