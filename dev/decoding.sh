@@ -11,7 +11,11 @@
 #   require_task TOOL TASK             exits with TOOL's one line unless every source is a saved
 #                                      decoding or a run of TASK (by its config.json)
 #   decoding SOURCE                    prints what ./train --sample printed: a run directory's
-#                                      model.bin decoded now, or a saved decoding (a file)
+#                                      model.bin decoded now, in the arithmetic it trained in
+#                                      (trained_arithmetic), or a saved decoding (a file)
+#   trained_arithmetic RUN_DIR         the flags, one a line, that make ./train --load compute as
+#                                      the run did: --precision bf16 and --attention fused when
+#                                      its config.json says so (a checkpoint holds neither)
 #   tabulate_sources                   for each source, its name and then what the tool's own
 #                                      `tabulate SOURCE` prints, reading the source's examples
 #                                      on stdin, one a line, tab-separated: split (valid or
@@ -55,11 +59,18 @@ require_task() {
     done
 }
 
+trained_arithmetic() {
+    if grep -q '"precision": "bf16"' "$1/config.json"; then printf '%s\n' --precision bf16; fi
+    if grep -q '"attention": "fused"' "$1/config.json"; then printf '%s\n' --attention fused; fi
+}
+
 decoding() {
     if [ -f "$1" ]; then
         cat "$1"
     else  # --out: the evaluation's own directory, so the run's results stay as they are
-        "$repo/train" --load "$1/model.bin" --device cpu --sample "$examples" "${threads[@]}" --out "$decoded/eval"
+        local arithmetic
+        mapfile -t arithmetic < <(trained_arithmetic "$1")
+        "$repo/train" --load "$1/model.bin" --device cpu "${arithmetic[@]}" --sample "$examples" "${threads[@]}" --out "$decoded/eval"
         rm -rf "$decoded/eval"
     fi
 }

@@ -98,6 +98,22 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
     assert_refusals("dev/answer_lengths.sh", cases);
 }
 
+// The decoding tools decode a run's model as it trained: with --precision bf16 and --attention
+// fused when its config.json says so (a checkpoint records neither), and with neither otherwise
+static void test_decodings_compute_in_the_runs_own_arithmetic(void) {
+    std::string bf16_fused = temp_dir() + "/bf16-fused", plain = temp_dir() + "/plain";
+    shell("mkdir -p " + bf16_fused + " " + plain);
+    std::ofstream(bf16_fused + "/config.json") << "{\n  \"precision\": \"bf16\",\n  \"attention\": \"fused\"\n}\n";
+    std::ofstream(plain + "/config.json") << "{\n  \"precision\": \"fp32\",\n  \"attention\": \"simple\"\n}\n";
+    auto arithmetic = [](const std::string& run) { return shell("bash -c 'source dev/decoding.sh && trained_arithmetic " + run + "'"); };
+    Result r = arithmetic(bf16_fused);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING("--precision\nbf16\n--attention\nfused\n", r.out.c_str());
+    r = arithmetic(plain);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING("", r.out.c_str());
+}
+
 // dev/analyses.sh on a short copy sweep of the five PEs (seed 256788) and NoPE of a second seed:
 // each model's attention dumped once into SWEEP/attention/, then the distance from NoPE of every
 // other model, the histogram of the five and a heatmap of each; without its arguments, its usage
@@ -584,6 +600,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
     RUN_TEST(test_parity_counts_decodes_a_run_and_refuses_other_tasks);
     RUN_TEST(test_answer_lengths_tabulates_a_decoding_by_split_and_length);
+    RUN_TEST(test_decodings_compute_in_the_runs_own_arithmetic);
     RUN_TEST(test_analyses_dump_every_model_and_compare_them);
     RUN_TEST(test_cope_inside_looks_at_the_models_there_are);
     RUN_TEST(test_first_error_places_the_first_wrong_word);
