@@ -302,12 +302,14 @@ static void test_attention_backward_matches_finite_differences_for_every_pe(void
                 auto loss = [&] {
                     pe_bias_forward(bias.data(), params.data(), positions, layout.starts, pe, planes, T, NH, 0);
                     if (context) cope_bias_forward(bias.data(), qkv.data(), params.data(), layout.starts, pe, B, T, C, NH, 0);
-                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, layout.starts, drop, key, B, T, C, NH, 0, PRECISION_FP32);
+                    attention_forward(out.data(), att.data(), qkv.data(), bias.data(), planes, layout.starts, drop, key, B, T, C, NH, 0,
+                                      PRECISION_FP32);
                     return weighted_sum(out, dout);
                 };
                 loss();
                 std::vector<double> dqkv(qkv.size(), 0), dscores(att.size()), dbias(bias.size(), 0), dparams(params.size(), 0);
-                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), layout.starts, drop, key, B, T, C, NH, PRECISION_FP32);
+                attention_backward(dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), layout.starts, drop, key, B, T, C, NH,
+                                   PRECISION_FP32);
                 pe_bias_plane_backward(dbias.data(), dscores.data(), planes, B, T, NH);
                 pe_bias_backward(dparams.data(), dbias.data(), params.data(), positions, layout.starts, pe, planes, T, NH, params.size());
                 if (context)
@@ -1078,8 +1080,9 @@ struct Bf16Attention {
     std::vector<double> out, dqkv, dparams;
 };
 
-static Bf16Attention bf16_attention_written_out(const std::vector<double>& qkv, const std::vector<double>& dout, const std::vector<double>& params,
-                                                const PE& pe, const Dropout& drop, uint32_t key, int B, int T, int C, int NH, bool fused) {
+static Bf16Attention bf16_attention_written_out(const std::vector<double>& qkv, const std::vector<double>& dout,
+                                                const std::vector<double>& params, const PE& pe, const Dropout& drop, uint32_t key, int B,
+                                                int T, int C, int NH, bool fused) {
     const int HS = C / NH;
     auto r = [](double x) { return (double)round_to_bf16((float)x); };
     auto q = [&](int b, int t, int h, int d) { return r(qkv[((size_t)b * T + t) * 3 * C + h * HS + d]); };
@@ -1147,7 +1150,8 @@ static void test_bf16_attention_rounds_each_products_operands(void) {
         Bf16Attention got{std::vector<double>(B * T * C), std::vector<double>(qkv.size(), 0), std::vector<double>(params.size(), 0)};
         pe_bias_forward(bias.data(), params.data(), nullptr, nullptr, pe, 1, T, NH, 0);
         attention_forward(got.out.data(), att.data(), qkv.data(), bias.data(), 1, nullptr, TEST_DROPOUT, key, B, T, C, NH, 0, precision);
-        attention_backward(got.dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH, precision);
+        attention_backward(got.dqkv.data(), dscores.data(), dout.data(), qkv.data(), att.data(), nullptr, TEST_DROPOUT, key, B, T, C, NH,
+                           precision);
         pe_bias_plane_backward(dbias.data(), dscores.data(), 1, B, T, NH);
         pe_bias_backward(got.dparams.data(), dbias.data(), params.data(), nullptr, nullptr, pe, 1, T, NH, params.size());
         return got;
@@ -1169,10 +1173,12 @@ static void test_bf16_attention_rounds_each_products_operands(void) {
     for (bool is_fused : {false, true}) {
         const char* name = is_fused ? "fused" : "simple";
         Bf16Attention want = bf16_attention_written_out(qkv, dout, params, pe, TEST_DROPOUT, key, B, T, C, NH, is_fused);
-        Bf16Attention got = is_fused ? fused(PRECISION_BF16) : simple(PRECISION_BF16), fp32 = is_fused ? fused(PRECISION_FP32) : simple(PRECISION_FP32);
+        Bf16Attention got = is_fused ? fused(PRECISION_BF16) : simple(PRECISION_BF16);
+        Bf16Attention fp32 = is_fused ? fused(PRECISION_FP32) : simple(PRECISION_FP32);
         TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.out.data(), got.out.data(), want.out.size(), (std::string(name) + ": out").c_str());
         TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.dqkv.data(), got.dqkv.data(), want.dqkv.size(), (std::string(name) + ": dqkv").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.dparams.data(), got.dparams.data(), want.dparams.size(), (std::string(name) + ": dparams").c_str());
+        TEST_ASSERT_TENSOR_CLOSE(1e-13, 1e-11, want.dparams.data(), got.dparams.data(), want.dparams.size(),
+                                 (std::string(name) + ": dparams").c_str());
         TEST_ASSERT_MESSAGE(largest_gap(want.out, fp32.out) > 1e-4, name);
         TEST_ASSERT_MESSAGE(largest_gap(want.dqkv, fp32.dqkv) > 1e-4, name);
     }
