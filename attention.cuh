@@ -10,7 +10,10 @@
    scores          s = q k^T                                    one batched GEMM over (b, h)
    softmax         att = softmax_{j<=i}(s + bias), e = dropout(att)      one warp per row
    values          y = e v, merged back to (B, T, C)            one batched GEMM
- The backward runs the same steps in reverse (see attention_backward_gpu). As on the CPU, the
+ The backward runs the same steps in reverse (see attention_backward_gpu). With --precision bf16
+ the products read bf16 copies of their operands, as the CPU's attention rounds them: q, k, v
+ and dropout(att) forward; dy, q, k, v, dropout(att) and the scores' gradient backward; the
+ scores, the softmax and the bias stay fp32. As on the CPU, the
  bias comes from planes made once per forward (pe_bias_forward_gpu): one (NH, T, T) plane for the
  batch, or one per row when rows carry their own positions (--random-positions). No atomics: the
  planes' gradient is summed over the sequences and layers in order, and into the PE's parameters
@@ -22,24 +25,29 @@
 
 // GPU-only buffers of one attention call, reused by every layer (sized for max_B x max_T)
 struct AttentionWorkspace {
-    float *q, *k, *v, *y;       // (B, NH, T, HS): queries, keys, values, outputs (and their gradients)
-    float *dq, *dk, *dv;        // (B, NH, T, HS)
-    float *dropped, *ddropped;  // (B, NH, T, T): dropout(att) and its gradient
+    Precision precision = PRECISION_FP32;
+    float *q = nullptr, *k = nullptr, *v = nullptr;  // (B, NH, T, HS): queries, keys, values (fp32 and tf32)
+    float *y, *dq, *dk, *dv;                         // (B, NH, T, HS): outputs (and their gradient), and the gradients of q, k, v
+    float *dropped, *ddropped;                       // (B, NH, T, T): the scores, then dropout(att) (fp32 and tf32); de
     float* bias_partials = nullptr;  // (planes, T, the PE's parameter count): pe_bias_backward_gpu's partial gradients
+    // bf16: the products' operands, rounded
+    bf16 *q16 = nullptr, *k16 = nullptr, *v16 = nullptr, *dy16 = nullptr;  // (B, NH, T, HS)
+    bf16 *dropped16 = nullptr, *ds16 = nullptr;                              // (B, NH, T, T): dropout(att) and ds
 };
 
 // ----------------------------------------------------------------------------
 // heads: (B, T, 3, NH, HS) <-> (B, NH, T, HS)
 
-// q, k, v (B, NH, T, HS) <- qkv (B, T, 3C)
-__global__ void split_qkv_kernel(float* q, float* k, float* v, const float* qkv, int B, int T, int NH, int HS) {
+// q, k, v (B, NH, T, HS) <- qkv (B, T, 3C), in fp32 or rounded to bf16
+template <typename Operand>
+__global__ void split_qkv_kernel(Operand* q, Operand* k, Operand* v, const float* qkv, int B, int T, int NH, int HS) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // q[b,h,t,d]
     if (i >= (size_t)B * NH * T * HS) return;
     int d = i % HS, t = (i / HS) % T, h = (i / HS / T) % NH, b = (int)(i / HS / T / NH), C = NH * HS;
     size_t from = ((size_t)b * T + t) * 3 * C + h * HS + d;
-    q[i] = qkv[from];
-    k[i] = qkv[from + C];
-    v[i] = qkv[from + 2 * C];
+    store(q + i, qkv[from]);
+    store(k + i, qkv[from + C]);
+    store(v + i, qkv[from + 2 * C]);
 }
 
 // dqkv (B, T, 3C) <- dq, dk, dv (B, NH, T, HS): the backward of split_qkv (it overwrites)
@@ -61,12 +69,13 @@ __global__ void merge_heads_kernel(float* out, const float* heads, int B, int T,
     out[((size_t)b * T + t) * NH * HS + h * HS + d] = heads[i];
 }
 
-// heads (B, NH, T, HS) <- x (B, T, C): the backward of merge_heads
-__global__ void split_heads_kernel(float* heads, const float* x, int B, int T, int NH, int HS) {
+// heads (B, NH, T, HS) <- x (B, T, C), in fp32 or rounded to bf16: the backward of merge_heads
+template <typename Operand>
+__global__ void split_heads_kernel(Operand* heads, const float* x, int B, int T, int NH, int HS) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= (size_t)B * NH * T * HS) return;
     int d = i % HS, t = (i / HS) % T, h = (i / HS / T) % NH, b = (int)(i / HS / T / NH);
-    heads[i] = x[((size_t)b * T + t) * NH * HS + h * HS + d];
+    store(heads + i, x[((size_t)b * T + t) * NH * HS + h * HS + d]);
 }
 
 // ----------------------------------------------------------------------------
@@ -177,9 +186,12 @@ inline void pe_bias_backward_gpu(float* dpe_params, const float* dbias, const fl
 // ----------------------------------------------------------------------------
 // softmax with the PE's bias and the causal mask; one warp per row (b, h, i)
 
-// att[j] = softmax over j <= i of (scores[j] + bias[j]), 0 for j > i; dropped = dropout(att).
-// The row's bias is in plane b (planes = B) or 0 (one plane for the batch); none without bias.
-__global__ void attention_softmax_kernel(float* att, float* dropped, const float* scores, const float* bias, int planes, DropoutMask mask,
+// att[j] = softmax over j <= i of (scores[j] + bias[j]), 0 for j > i; dropped = dropout(att),
+// as the next product reads it (in fp32 it may overwrite the scores: a lane writes only the
+// entries it has read). The row's bias is in plane b (planes = B) or 0 (one plane for the
+// batch); none without bias.
+template <typename Operand>
+__global__ void attention_softmax_kernel(float* att, Operand* dropped, const float* scores, const float* bias, int planes, DropoutMask mask,
                                          int B, int NH, int T) {
     size_t row = warp_index();
     if (row >= (size_t)B * NH * T) return;
@@ -195,13 +207,16 @@ __global__ void attention_softmax_kernel(float* att, float* dropped, const float
     for (int j = lane(); j < T; j += WARP) {
         float a = j <= i ? expf(biased(j) - max) / sum : 0.0f;
         att[row * T + j] = a;
-        dropped[row * T + j] = a * mask.factor(row * T + j);
+        store(dropped + row * T + j, a * mask.factor(row * T + j));
     }
 }
 
 // forward: e_j = a_j m_j / (1 - p) with a = softmax(s), so
 //   da_j = de_j m_j / (1 - p)      ds_j = a_j (da_j - sum_k a_k da_k)      (0 for j > i)
-__global__ void attention_softmax_backward_kernel(float* dscores, const float* ddropped, const float* att, DropoutMask mask, int B, int NH, int T) {
+// into dscores, and into ds_read as the products read it (bf16; in fp32 it is dscores itself)
+template <typename Operand>
+__global__ void attention_softmax_backward_kernel(float* dscores, Operand* ds_read, const float* ddropped, const float* att, DropoutMask mask,
+                                                  int B, int NH, int T) {
     size_t row = warp_index();
     if (row >= (size_t)B * NH * T) return;
     int i = row % T;
@@ -209,36 +224,87 @@ __global__ void attention_softmax_backward_kernel(float* dscores, const float* d
     float sum = 0;
     for (int j = lane(); j <= i; j += WARP) sum += a[j] * de[j] * mask.factor(row * T + j);
     sum = warp_sum(sum);
-    for (int j = lane(); j < T; j += WARP) dscores[row * T + j] = j <= i ? a[j] * (de[j] * mask.factor(row * T + j) - sum) : 0.0f;
+    for (int j = lane(); j < T; j += WARP) {
+        float ds = j <= i ? a[j] * (de[j] * mask.factor(row * T + j) - sum) : 0.0f;
+        dscores[row * T + j] = ds;
+        if ((void*)ds_read != (void*)dscores) store(ds_read + row * T + j, ds);
+    }
 }
 
 // ----------------------------------------------------------------------------
 // attention, forward and backward (attention_forward / attention_backward of model.h)
 
-// batched over the B * NH heads: C (m, n) = op(A) op(B), each matrix `stride` floats from the last
+// batched over the B * NH heads: c (m, n) = op(a) op(b) + beta c, each matrix `stride` elements
+// from the last; fp32 operands in the handle's mode (fp32 or tf32), bf16 ones summed in fp32
 inline void batched_gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda,
                          long long stride_a, const float* b, int ldb, long long stride_b, float beta, float* c, int ldc, long long stride_c, int batch) {
     const float one = 1;
     cublasCheck(cublas_api().sgemm_strided_batched(cublas, op_a, op_b, m, n, k, &one, a, lda, stride_a, b, ldb, stride_b, &beta, c, ldc, stride_c, batch));
+}
+inline void batched_gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const bf16* a, int lda,
+                         long long stride_a, const bf16* b, int ldb, long long stride_b, float beta, float* c, int ldc, long long stride_c, int batch) {
+    const float one = 1;
+    cublasCheck(cublas_api().gemm_strided_batched_ex(cublas, op_a, op_b, m, n, k, &one, a, CUDA_R_16BF, lda, stride_a, b, CUDA_R_16BF, ldb, stride_b,
+                                                     &beta, c, CUDA_R_32F, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+// attention_forward_gpu with the products' operands (q, k, v, and dropped: dropout(att)) in
+// buffers of their type: the workspace's fp32 ones, or its bf16 ones
+template <typename Operand>
+inline void attention_forward_with(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* bias, int planes, const Dropout& drop,
+                                   const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w, Operand* q, Operand* k, Operand* v,
+                                   Operand* dropped) {
+    int HS = C / NH, heads = B * NH;
+    long long head = (long long)T * HS, square = (long long)T * T;
+    size_t n_heads = (size_t)heads * head;
+    float* scores = w->dropped;
+    split_qkv_kernel<<<grid_for(n_heads), BLOCK>>>(q, k, v, qkv, B, T, NH, HS);
+    launchCheck();
+    // scores (T, T) = q k^T: row-major (T, T) is column-major (T, T)^T, so s^T = k q^T
+    batched_gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, k, HS, head, q, HS, head, 0.0f, scores, T, square, heads);
+    attention_softmax_kernel<<<grid_for((size_t)heads * T * WARP), BLOCK>>>(att, dropped, scores, bias, planes, DropoutMask(drop, drop_key), B, NH, T);
+    launchCheck();
+    // y (T, HS) = dropout(att) v
+    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, v, HS, head, dropped, T, square, 0.0f, w->y, HS, head, heads);
+    merge_heads_kernel<<<grid_for(n_heads), BLOCK>>>(out, w->y, B, T, NH, HS);
+    launchCheck();
 }
 
 // out (B, T, C) and att (B, NH, T, T) from qkv (B, T, 3C), whose q and k the PE has rotated,
 // and the bias planes (planes, NH, T, T), or nullptr for a PE without a score bias
 inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* bias, int planes,
                                   const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
+    if (w->precision == PRECISION_BF16)
+        attention_forward_with(cublas, out, att, qkv, bias, planes, drop, drop_key, B, T, C, NH, w, w->q16, w->k16, w->v16, w->dropped16);
+    else
+        attention_forward_with(cublas, out, att, qkv, bias, planes, drop, drop_key, B, T, C, NH, w, w->q, w->k, w->v, w->dropped);
+}
+
+// attention_backward_gpu with the products' operands (q, k, v, dy, dropped: dropout(att), and
+// ds: the scores' gradient as the products read it) in buffers of their type
+template <typename Operand>
+inline void attention_backward_with(cublasHandle_t cublas, float* dqkv, float* dscores, const float* dout, const float* qkv, const float* att,
+                                    const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w, Operand* q,
+                                    Operand* k, Operand* v, Operand* dy, Operand* dropped, Operand* ds) {
     int HS = C / NH, heads = B * NH;
     long long head = (long long)T * HS, square = (long long)T * T;
     size_t n_heads = (size_t)heads * head;
-    split_qkv_kernel<<<grid_for(n_heads), BLOCK>>>(w->q, w->k, w->v, qkv, B, T, NH, HS);
+    DropoutMask mask(drop, drop_key);
+    split_qkv_kernel<<<grid_for(n_heads), BLOCK>>>(q, k, v, qkv, B, T, NH, HS);
     launchCheck();
-    // scores (T, T) = q k^T: row-major (T, T) is column-major (T, T)^T, so s^T = k q^T
-    batched_gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, w->k, HS, head, w->q, HS, head, 0.0f, w->dropped, T, square, heads);
-    // the scores sit in `dropped` only until the softmax reads them row by row into att
-    attention_softmax_kernel<<<grid_for((size_t)heads * T * WARP), BLOCK>>>(att, w->dropped, w->dropped, bias, planes, DropoutMask(drop, drop_key), B, NH, T);
+    split_heads_kernel<<<grid_for(n_heads), BLOCK>>>(dy, dout, B, T, NH, HS);
     launchCheck();
-    // y (T, HS) = dropout(att) v
-    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, w->v, HS, head, w->dropped, T, square, 0.0f, w->y, HS, head, heads);
-    merge_heads_kernel<<<grid_for(n_heads), BLOCK>>>(out, w->y, B, T, NH, HS);
+    dropout_forward_kernel<<<grid_for((size_t)heads * square), BLOCK>>>(dropped, att, mask, (size_t)heads * square);
+    launchCheck();
+    // de (T, T) = dy v^T;  dv (T, HS) = e^T dy
+    batched_gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, v, HS, head, dy, HS, head, 0.0f, w->ddropped, T, square, heads);
+    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, HS, T, T, dy, HS, head, dropped, T, square, 0.0f, w->dv, HS, head, heads);
+    attention_softmax_backward_kernel<<<grid_for((size_t)heads * T * WARP), BLOCK>>>(dscores, ds, w->ddropped, att, mask, B, NH, T);
+    launchCheck();
+    // dq (T, HS) = ds k;  dk (T, HS) = ds^T q
+    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, k, HS, head, ds, T, square, 0.0f, w->dq, HS, head, heads);
+    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, HS, T, T, q, HS, head, ds, T, square, 0.0f, w->dk, HS, head, heads);
+    merge_qkv_kernel<<<grid_for(n_heads), BLOCK>>>(dqkv, w->dq, w->dk, w->dv, B, T, NH, HS);
     launchCheck();
 }
 
@@ -251,24 +317,9 @@ inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att,
 // The caller then adds dscores to the bias planes' gradient and rotates dq, dk back.
 inline void attention_backward_gpu(cublasHandle_t cublas, float* dqkv, float* dscores, const float* dout, const float* qkv, const float* att,
                                    const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
-    int HS = C / NH, heads = B * NH;
-    long long head = (long long)T * HS, square = (long long)T * T;
-    size_t n_heads = (size_t)heads * head;
-    DropoutMask mask(drop, drop_key);
-    split_qkv_kernel<<<grid_for(n_heads), BLOCK>>>(w->q, w->k, w->v, qkv, B, T, NH, HS);
-    launchCheck();
-    split_heads_kernel<<<grid_for(n_heads), BLOCK>>>(w->y, dout, B, T, NH, HS);  // dy
-    launchCheck();
-    dropout_forward_kernel<<<grid_for((size_t)heads * square), BLOCK>>>(w->dropped, att, mask, (size_t)heads * square);
-    launchCheck();
-    // de (T, T) = dy v^T;  dv (T, HS) = e^T dy
-    batched_gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, w->v, HS, head, w->y, HS, head, 0.0f, w->ddropped, T, square, heads);
-    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, HS, T, T, w->y, HS, head, w->dropped, T, square, 0.0f, w->dv, HS, head, heads);
-    attention_softmax_backward_kernel<<<grid_for((size_t)heads * T * WARP), BLOCK>>>(dscores, w->ddropped, att, mask, B, NH, T);
-    launchCheck();
-    // dq (T, HS) = ds k;  dk (T, HS) = ds^T q
-    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, w->k, HS, head, dscores, T, square, 0.0f, w->dq, HS, head, heads);
-    batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, HS, T, T, w->q, HS, head, dscores, T, square, 0.0f, w->dk, HS, head, heads);
-    merge_qkv_kernel<<<grid_for(n_heads), BLOCK>>>(dqkv, w->dq, w->dk, w->dv, B, T, NH, HS);
-    launchCheck();
+    if (w->precision == PRECISION_BF16)
+        attention_backward_with(cublas, dqkv, dscores, dout, qkv, att, drop, drop_key, B, T, C, NH, w, w->q16, w->k16, w->v16, w->dy16, w->dropped16,
+                                w->ds16);
+    else
+        attention_backward_with(cublas, dqkv, dscores, dout, qkv, att, drop, drop_key, B, T, C, NH, w, w->q, w->k, w->v, w->y, w->dropped, dscores);
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -41,6 +42,16 @@ inline void cublas_check(cublasStatus_t status, const char* call, const char* fi
 // spends about half a second in libcublasLt's static initialisers before main, which every CPU run
 // and every refused flag would pay for nothing (the tests start ./train hundreds of times).
 
+// cublasGemmEx and cublasGemmStridedBatchedEx as the library exports them (cublas_api.h also
+// declares C++ overloads of each, so decltype cannot name them)
+typedef cublasStatus_t (*GemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int m, int n, int k, const void* alpha, const void* a,
+                                 cudaDataType, int lda, const void* b, cudaDataType, int ldb, const void* beta, void* c, cudaDataType, int ldc,
+                                 cublasComputeType_t, cublasGemmAlgo_t);
+typedef cublasStatus_t (*GemmStridedBatchedEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int m, int n, int k, const void* alpha,
+                                               const void* a, cudaDataType, int lda, long long stride_a, const void* b, cudaDataType, int ldb,
+                                               long long stride_b, const void* beta, void* c, cudaDataType, int ldc, long long stride_c, int batch,
+                                               cublasComputeType_t, cublasGemmAlgo_t);
+
 // the cuBLAS functions this project calls, typed by their declarations in cublas_v2.h
 struct CublasApi {
     decltype(&cublasCreate_v2) create;
@@ -50,6 +61,8 @@ struct CublasApi {
     decltype(&cublasSetWorkspace_v2) set_workspace;
     decltype(&cublasSgemm_v2) sgemm;
     decltype(&cublasSgemmStridedBatched) sgemm_strided_batched;
+    GemmEx gemm_ex;  // bf16 operands
+    GemmStridedBatchedEx gemm_strided_batched_ex;
 };
 
 template <typename Function>
@@ -72,6 +85,8 @@ inline const CublasApi& cublas_api() {
         load_cublas_function(library, name, "cublasSetWorkspace_v2", loaded.set_workspace);
         load_cublas_function(library, name, "cublasSgemm_v2", loaded.sgemm);
         load_cublas_function(library, name, "cublasSgemmStridedBatched", loaded.sgemm_strided_batched);
+        load_cublas_function(library, name, "cublasGemmEx", loaded.gemm_ex);
+        load_cublas_function(library, name, "cublasGemmStridedBatchedEx", loaded.gemm_strided_batched_ex);
         return loaded;
     }();
     return api;
@@ -80,12 +95,12 @@ inline const CublasApi& cublas_api() {
 // cuBLAS's workspace on Hopper, as its documentation recommends (32 MiB)
 static const size_t CUBLAS_WORKSPACE_BYTES = (size_t)32 << 20;
 
-// A cuBLAS handle whose matmuls run at the given precision (fp32 or tf32, model.h's Precision;
-// bf16 has no GPU path yet) on this thread's default stream, with `workspace`
+// A cuBLAS handle whose fp32 matmuls run at the given precision (model.h's Precision: tf32 on
+// the tensor cores, else fp32; bf16's products take bf16 operands, which the tensor cores
+// multiply whatever the mode) on this thread's default stream, with `workspace`
 // (CUBLAS_WORKSPACE_BYTES of device memory) as its workspace: given, not allocated by cuBLAS
 // while a graph is being captured. Release it with cublas_api().destroy.
 inline cublasHandle_t cublas_create(Precision precision, void* workspace) {
-    if (precision == PRECISION_BF16) fail("internal error: cuBLAS asked for bf16 products, which the GPU path does not have yet");
     cublasHandle_t handle = nullptr;
     cublasCheck(cublas_api().create(&handle));
     cublasCheck(cublas_api().set_math_mode(handle, precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
@@ -135,11 +150,48 @@ struct DropoutMask {
 };
 
 // ----------------------------------------------------------------------------
+// bf16 operands (--precision bf16). A product reads its operands rounded to bfloat16, as the
+// CPU's operand() rounds them, and sums in fp32. Everything else stays fp32 here as there: the
+// rounded copies a product reads are made for it, the weights' once per update (adamw_kernel,
+// gpu_upload) and an activation's or a gradient's just before the product, in a scratch buffer.
+
+typedef __nv_bfloat16 bf16;
+
+// x stored as a product will read it: an fp32 as it is, a bf16 rounded to nearest, ties to
+// even (model.h's round_to_bf16)
+__device__ inline void store(float* at, float x) { *at = x; }
+__device__ inline void store(bf16* at, float x) { *at = __float2bfloat16_rn(x); }
+
+__global__ void round_to_bf16_kernel(bf16* out, const float* inp, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) store(out + i, inp[i]);
+}
+// out (n bf16) <- inp (n floats) rounded; returns out, for the product that reads it
+inline const bf16* round_to_bf16_gpu(bf16* out, const float* inp, size_t n) {
+    round_to_bf16_kernel<<<grid_for(n), BLOCK>>>(out, inp, n);
+    launchCheck();
+    return out;
+}
+
+// What bf16 products read beside the fp32 tensors: the parameters' rounded copy, laid out as
+// the parameters (a weight's copy sits at the weight's offset), and two scratch buffers, each as
+// large as the largest activation or gradient a product reads. Launchers take nullptr for fp32
+// and tf32.
+struct Bf16Operands {
+    const float* params = nullptr;               // the fp32 parameters that params16 copies
+    bf16* params16 = nullptr;                    // (the parameters' count)
+    bf16 *activation = nullptr, *gradient = nullptr;  // scratch: a product's input, and an output's gradient
+    const bf16* weight(const float* w) const { return params16 + (w - params); }
+};
+
+// ----------------------------------------------------------------------------
 // dropout, ReLU, residual
 
-__global__ void dropout_forward_kernel(float* out, const float* inp, DropoutMask mask, size_t n) {
+// (out in fp32, or rounded to bf16 for a product that reads it)
+template <typename Out>
+__global__ void dropout_forward_kernel(Out* out, const float* inp, DropoutMask mask, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n) out[i] = inp[i] * mask.factor(i);
+    if (i < n) store(out + i, inp[i] * mask.factor(i));
 }
 inline void dropout_forward_gpu(float* out, const float* inp, const Dropout& d, const uint32_t* key, size_t n, float s = 1) {
     dropout_forward_kernel<<<grid_for(n), BLOCK>>>(out, inp, DropoutMask(d, key, s), n);
@@ -337,17 +389,42 @@ inline void rmsnorm_backward_gpu(float* dinp, float* dweight, const float* dout,
 // matmul by cuBLAS. Row-major X (r, c) is column-major X^T, so out = inp weight^T becomes
 // out^T = weight inp^T in cuBLAS's terms. beta = 1 in the backward: it accumulates.
 
-inline void matmul_forward_gpu(cublasHandle_t cublas, float* out, const float* inp, const float* weight, size_t N, int C, int OC) {
-    const float one = 1, zero = 0;
-    cublasCheck(cublas_api().sgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OC, (int)N, C, &one, weight, C, inp, C, &zero, out, OC));
+// c (m, n) = op(a) op(b) + beta c, column-major, c in fp32: fp32 operands in the handle's mode
+// (fp32 or tf32), bf16 operands with their products summed in fp32
+inline void gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda, const float* b,
+                 int ldb, float beta, float* c, int ldc) {
+    const float one = 1;
+    cublasCheck(cublas_api().sgemm(cublas, op_a, op_b, m, n, k, &one, a, lda, b, ldb, &beta, c, ldc));
+}
+inline void gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const bf16* a, int lda, const bf16* b,
+                 int ldb, float beta, float* c, int ldc) {
+    const float one = 1;
+    cublasCheck(cublas_api().gemm_ex(cublas, op_a, op_b, m, n, k, &one, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &beta, c, CUDA_R_32F, ldc,
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-// dinp (N, C) += dout (N, OC) weight (OC, C);  dweight (OC, C) += dout^T (OC, N) inp (N, C)
+// out (N, OC) = inp (N, C) weight^T; with `rounded` (bf16), of inp's and weight's rounded copies
+inline void matmul_forward_gpu(cublasHandle_t cublas, float* out, const float* inp, const float* weight, size_t N, int C, int OC,
+                               const Bf16Operands* rounded = nullptr) {
+    if (rounded)
+        gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OC, (int)N, C, rounded->weight(weight), C, round_to_bf16_gpu(rounded->activation, inp, N * C), C, 0,
+             out, OC);
+    else
+        gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OC, (int)N, C, weight, C, inp, C, 0, out, OC);
+}
+
+// dinp (N, C) += dout (N, OC) weight (OC, C);  dweight (OC, C) += dout^T (OC, N) inp (N, C);
+// with `rounded` (bf16), of dout's, inp's and weight's rounded copies
 inline void matmul_backward_gpu(cublasHandle_t cublas, float* dinp, float* dweight, const float* dout, const float* inp, const float* weight,
-                                size_t N, int C, int OC) {
-    const float one = 1;
-    cublasCheck(cublas_api().sgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)N, OC, &one, weight, C, dout, OC, &one, dinp, C));
-    cublasCheck(cublas_api().sgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, (int)N, &one, inp, C, dout, OC, &one, dweight, C));
+                                size_t N, int C, int OC, const Bf16Operands* rounded = nullptr) {
+    if (rounded) {
+        const bf16* dout16 = round_to_bf16_gpu(rounded->gradient, dout, N * OC);
+        gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)N, OC, rounded->weight(weight), C, dout16, OC, 1, dinp, C);
+        gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, (int)N, round_to_bf16_gpu(rounded->activation, inp, N * C), C, dout16, OC, 1, dweight, C);
+    } else {
+        gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)N, OC, weight, C, dout, OC, 1, dinp, C);
+        gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, (int)N, inp, C, dout, OC, 1, dweight, C);
+    }
 }
 
 // ----------------------------------------------------------------------------
@@ -475,8 +552,8 @@ inline void clip_gradients_gpu(float* grads, size_t n, const StepInputs* in, dou
 // adamw_update of model.h over every tensor at once (the flat buffer), in double like the CPU.
 // decays[i]: whether element i's tensor decays. A step whose loss or gradient norm (as the last
 // forward and clipping left them) is not finite changes nothing, as on the host.
-__global__ void adamw_kernel(float* params, const float* grads, float* m, float* v, const unsigned char* decays, size_t n, const StepInputs* in,
-                             const StepResults* results) {
+__global__ void adamw_kernel(float* params, bf16* params16, const float* grads, float* m, float* v, const unsigned char* decays, size_t n,
+                             const StepInputs* in, const StepResults* results) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n || !isfinite(results->loss_sum) || !isfinite(results->norm)) return;
     float g = grads[i];
@@ -485,9 +562,11 @@ __global__ void adamw_kernel(float* params, const float* grads, float* m, float*
     float p = params[i] - (float)(in->step_size * m[i] / (sqrt((double)v[i]) + in->eps));
     double decay = decays[i] ? in->decay : 0.0;
     params[i] = p - (float)(decay * p);
+    if (params16) store(params16 + i, params[i]);
 }
-inline void adamw_gpu(float* params, const float* grads, float* m, float* v, const unsigned char* decays, size_t n, const StepInputs* in,
-                      const StepResults* results) {
-    adamw_kernel<<<grid_for(n), BLOCK>>>(params, grads, m, v, decays, n, in, results);
+// params16: the parameters' bf16 copy, made again from the updated ones (nullptr: none)
+inline void adamw_gpu(float* params, bf16* params16, const float* grads, float* m, float* v, const unsigned char* decays, size_t n,
+                      const StepInputs* in, const StepResults* results) {
+    adamw_kernel<<<grid_for(n), BLOCK>>>(params, params16, grads, m, v, decays, n, in, results);
     launchCheck();
 }

@@ -32,6 +32,7 @@ struct GpuModel {
     Precision precision;
     bool graphs = true;                       // training steps captured in CUDA graphs (--cuda-graphs)
     float *params, *grads, *adam_m, *adam_v;  // each layout.total long
+    Bf16Operands bf16_operands;               // bf16: the parameters' rounded copy and the scratch for the rest
     unsigned char* decays;                    // (layout.total) whether each element's tensor has weight decay
     float* acts[NUM_ACTS];                    // as the host Model's, one per row of ACTS
     AttentionWorkspace attention;
@@ -82,6 +83,8 @@ struct GpuModel {
         return p;
     }
 
+    // what the matrix products read besides the fp32 tensors: bf16's rounded operands, or nothing
+    const Bf16Operands* rounded() const { return precision == PRECISION_BF16 ? &bf16_operands : nullptr; }
     float* param(int id, int layer = 0) { return params + layout.at(id, layer); }
     float* grad(int id, int layer = 0) { return grads + layout.at(id, layer); }
     float* act(int id, int layer = 0) {
@@ -117,6 +120,7 @@ inline void gpu_download_set(std::vector<float>* host, const Layout& host_layout
 // host -> device and device -> host: parameters and AdamW state
 inline void gpu_upload(GpuModel* g, const Model& m) {
     gpu_upload_set(g->params, *g, m.params, m.layout);
+    if (g->rounded()) round_to_bf16_gpu(g->bf16_operands.params16, g->params, g->layout.total);
     gpu_upload_set(g->adam_m, *g, m.adam_m, m.layout);
     gpu_upload_set(g->adam_v, *g, m.adam_v, m.layout);
 }
@@ -159,8 +163,14 @@ inline void gpu_update_rope_tables(GpuModel* g, const PETables& t) {
 inline AttentionWorkspace gpu_attention_workspace(GpuModel* g, const ModelConfig& c, int max_B) {
     AttentionWorkspace w;
     size_t heads = (size_t)max_B * c.max_T * c.C, squares = act_numel(c, S_BNHTT, max_B, c.max_T);
-    w.q = g->alloc<float>(heads), w.k = g->alloc<float>(heads), w.v = g->alloc<float>(heads), w.y = g->alloc<float>(heads);
-    w.dq = g->alloc<float>(heads), w.dk = g->alloc<float>(heads), w.dv = g->alloc<float>(heads);
+    w.precision = c.precision;
+    if (c.precision == PRECISION_BF16) {
+        w.q16 = g->alloc<bf16>(heads), w.k16 = g->alloc<bf16>(heads), w.v16 = g->alloc<bf16>(heads), w.dy16 = g->alloc<bf16>(heads);
+        w.dropped16 = g->alloc<bf16>(squares), w.ds16 = g->alloc<bf16>(squares);
+    } else {
+        w.q = g->alloc<float>(heads), w.k = g->alloc<float>(heads), w.v = g->alloc<float>(heads);
+    }
+    w.y = g->alloc<float>(heads), w.dq = g->alloc<float>(heads), w.dk = g->alloc<float>(heads), w.dv = g->alloc<float>(heads);
     w.dropped = g->alloc<float>(squares), w.ddropped = g->alloc<float>(squares);
     if (pe_has_score_bias(c.pe)) w.bias_partials = g->alloc<float>((size_t)bias_planes(c, max_B) * c.max_T * param_numel(c, P_PE_TABLE));
     return w;
@@ -171,6 +181,7 @@ inline AttentionWorkspace gpu_attention_workspace(GpuModel* g, const ModelConfig
 inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision) {
     const ModelConfig& c = m.config;
     if (c.attention == ATTENTION_FUSED) fail("internal error: a GPU model asked for fused attention, which the GPU path does not have yet");
+    if ((precision == PRECISION_BF16) != (c.precision == PRECISION_BF16)) fail("internal error: a GPU model's precision is not its configuration's");
     g->config = c, g->layout = make_layout(c, GPU_TENSOR_ALIGN), g->max_B = max_B, g->precision = precision;
     size_t BT = (size_t)max_B * c.max_T, total = g->layout.total;
     g->params = g->alloc<float>(total);
@@ -181,6 +192,11 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     for (int id = 0; id < NUM_PARAMS; id++)
         for (int l = 0; l < param_copies(c, id); l++) std::fill_n(decays.begin() + g->layout.at(id, l), param_numel(c, id), PARAMS[id].decay);
     g->decays = g->upload(decays);
+    if (precision == PRECISION_BF16) {
+        // the scratch holds the largest operand rounded at use: an input (C or F wide), or an output's gradient (3C, F or V wide)
+        size_t widest = std::max({(size_t)3 * c.C, (size_t)c.F, (size_t)c.V});
+        g->bf16_operands = {g->params, g->alloc<bf16>(total), g->alloc<bf16>(BT * std::max(c.C, c.F)), g->alloc<bf16>(BT * widest)};
+    }
     for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1));
     g->attention = gpu_attention_workspace(g, c, max_B);
     g->weight_partials = g->alloc<float>((BT + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK * c.C);
@@ -269,25 +285,25 @@ inline void gpu_forward_kernels(GpuModel* g, int B, int T, bool with_targets, co
         float* res_out = l + 1 < c.L ? A(A_RES_IN, l + 1) : A(A_RES_OUT);
         float* branch = A(A_BRANCH);
         rmsnorm_forward_gpu(A(A_LN1, l), A(A_LN1_RSTD, l), res_in, g->param(P_LN1, l), BT, C);
-        matmul_forward_gpu(cublas, A(A_QKV, l), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
+        matmul_forward_gpu(cublas, A(A_QKV, l), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C, g->rounded());
         rotate_qk_forward_gpu(A(A_QKV, l), pos, g->pe, B, T, C, NH);
         // the bias planes: made once for every layer, or per layer from its own PE parameters
         if (bias && (l == 0 || c.pe_per_layer)) pe_bias_forward_gpu(A(A_PE_BIAS), g->param(P_PE_TABLE, l), pos, g->pe, planes, T, NH);
         attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, key(SITE_ATTN_PROBS, l), B, T, C, NH,
                               &g->attention);
-        matmul_forward_gpu(cublas, branch, A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
+        matmul_forward_gpu(cublas, branch, A(A_ATTY, l), g->param(P_WO, l), BT, C, C, g->rounded());
         dropout_forward_gpu(branch, branch, drop, key(SITE_ATTN_OUT, l), BT * C);
         residual_forward_gpu(res_mid, res_in, branch, BT * C);
         rmsnorm_forward_gpu(A(A_LN2, l), A(A_LN2_RSTD, l), res_mid, g->param(P_LN2, l), BT, C);
-        matmul_forward_gpu(cublas, A(A_FC, l), A(A_LN2, l), g->param(P_W1, l), BT, C, F);
+        matmul_forward_gpu(cublas, A(A_FC, l), A(A_LN2, l), g->param(P_W1, l), BT, C, F, g->rounded());
         relu_dropout_forward_gpu(A(A_FC_ACT, l), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_forward_gpu(cublas, branch, A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C);
+        matmul_forward_gpu(cublas, branch, A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C, g->rounded());
         dropout_forward_gpu(branch, branch, drop, key(SITE_FFN_OUT, l), BT * C);
         residual_forward_gpu(res_out, res_mid, branch, BT * C);
     }
     rmsnorm_forward_gpu(A(A_LNF), A(A_LNF_RSTD), A(A_RES_OUT), g->param(P_LNF), BT, C);
     dropout_forward_gpu(A(A_HEAD_IN), A(A_LNF), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
-    matmul_forward_gpu(cublas, A(A_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
+    matmul_forward_gpu(cublas, A(A_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V, g->rounded());
     if (with_targets) crossentropy_forward_gpu(A(A_LOGITS), g->targets, BT, V, g->losses, &g->step_results->loss_sum);
 }
 
@@ -327,20 +343,20 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
     cudaCheck(cudaMemsetAsync(g->grads, 0, g->layout.total * sizeof(float), cudaStreamPerThread));
 
     crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, &g->step_inputs->inverse_count);
-    matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V);
+    matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V, g->rounded());
     dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
     rmsnorm_backward_gpu(zeroed(A_D_RES), g->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), g->param(P_LNF), A(A_LNF_RSTD), BT, C, g->weight_partials);
     float* dbias = pe_has_score_bias(c.pe) ? zeroed(A_D_PE_BIAS) : nullptr;  // the layers that read one PE tensor add their parts
     for (int l = c.L - 1; l >= 0; l--) {
         // feed-forward block
         dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_FFN_OUT, l), BT * C);
-        matmul_backward_gpu(cublas, zeroed(A_D_FC_ACT), g->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C);
+        matmul_backward_gpu(cublas, zeroed(A_D_FC_ACT), g->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C, g->rounded());
         relu_dropout_backward_gpu(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), g->param(P_W1, l), BT, C, F);
+        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), g->param(P_W1, l), BT, C, F, g->rounded());
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN2, l), A(A_D_LN), A(A_RES_MID, l), g->param(P_LN2, l), A(A_LN2_RSTD, l), BT, C, g->weight_partials);
         // attention block
         dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_ATTN_OUT, l), BT * C);
-        matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), g->param(P_WO, l), BT, C, C);
+        matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), g->param(P_WO, l), BT, C, C, g->rounded());
         attention_backward_gpu(cublas, A(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop, key(SITE_ATTN_PROBS, l), B, T, C, NH,
                                &g->attention);
         if (pe_has_score_bias(c.pe)) {
@@ -353,7 +369,7 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
             }
         }
         rotate_qk_backward_gpu(A(A_D_QKV), pos, g->pe, B, T, C, NH);
-        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C);
+        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C, g->rounded());
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN1, l), A(A_D_LN), A(A_RES_IN, l), g->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C, g->weight_partials);
     }
     dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_EMBED), BT * C);
@@ -386,7 +402,7 @@ inline void gpu_set_adamw_inputs(GpuModel* g, const OptimConfig& o, double lr, i
 inline void gpu_update_kernels(GpuModel* g) {
     size_t n = g->layout.total;
     clip_gradients_gpu(g->grads, n, g->step_inputs, g->norm_partials, g->step_results);
-    adamw_gpu(g->params, g->grads, g->adam_m, g->adam_v, g->decays, n, g->step_inputs, g->step_results);
+    adamw_gpu(g->params, g->bf16_operands.params16, g->grads, g->adam_m, g->adam_v, g->decays, n, g->step_inputs, g->step_results);
 }
 
 // clip_gradients of model.h on the GPU: returns the gradient norm before clipping
@@ -401,7 +417,7 @@ inline double gpu_clip_gradients(GpuModel* g, double max_norm) {
 inline void gpu_adamw_update(GpuModel* g, const OptimConfig& o, double lr, int t) {
     gpu_set_adamw_inputs(g, o, lr, t);
     gpu_write_inputs(g);
-    adamw_gpu(g->params, g->grads, g->adam_m, g->adam_v, g->decays, g->layout.total, g->step_inputs, g->step_results);
+    adamw_gpu(g->params, g->bf16_operands.params16, g->grads, g->adam_m, g->adam_v, g->decays, g->layout.total, g->step_inputs, g->step_results);
 }
 
 // Runs `kernels` (a step's launches on this thread's stream) as the graph captured for `shape`:
@@ -462,12 +478,14 @@ inline void gpu_logits(GpuModel* g, int B, int T, std::vector<float>* out) {
 }
 
 // the name of device 0 and, for the GPUs this project measures on, its dense peak in TFLOP/s
-inline std::string gpu_name(double* peak_fp32, double* peak_tf32) {
+// for products in `precision` (0 for other GPUs)
+inline std::string gpu_name(Precision precision, double* peak) {
     cudaDeviceProp props;
     cudaCheck(cudaGetDeviceProperties(&props, 0));
     std::string name = props.name;
     bool hopper = name.find("H100") != std::string::npos || name.find("H200") != std::string::npos;
-    *peak_fp32 = hopper ? 66.9 : 0;   // H100 SXM datasheet: FP32 (no tensor cores)
-    *peak_tf32 = hopper ? 494.7 : 0;  // TF32 tensor cores, dense
+    // the H100 SXM datasheet (the H200's are the same): FP32 without tensor cores; TF32 and BF16 tensor cores, dense
+    const double hopper_peaks[] = {66.9, 494.7, 989.4};
+    *peak = hopper ? hopper_peaks[precision] : 0;
     return name;
 }

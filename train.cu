@@ -89,13 +89,12 @@ static void check_fits(const char* where, double needed, double available, const
 }
 
 // What of a configuration the GPU path does not run yet, or "": CoPE (whose bias is read from
-// each layer's q and k), rows packed with several sequences, a windowed layer, bf16 products and
-// fused attention have CPU code only so far.
+// each layer's q and k), rows packed with several sequences, a windowed layer and fused
+// attention have CPU code only so far.
 static std::string gpu_lacks(const RunConfig& c) {
     if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
     if (c.pack) return "--pack";
     if (!c.attention_window.empty()) return "--attention-window";
-    if (find_precision(c.precision) == PRECISION_BF16) return "--precision bf16";
     if (c.attention == ATTENTION_FUSED) return "--attention fused";
     return "";
 }
@@ -405,8 +404,8 @@ static void make_model(Run* r, const ModelConfig& mc) {
         r->gpu.reset(new GpuModel());
         gpu_init(r->gpu.get(), r->model, c.batch, mc.precision);
         r->gpu->graphs = c.cuda_graphs == "on";
-        double fp32, tf32;
-        describe(*r, "device: %s, %s matrix products, CUDA graphs %s\n", gpu_name(&fp32, &tf32).c_str(), c.precision.c_str(), c.cuda_graphs.c_str());
+        double peak;
+        describe(*r, "device: %s, %s matrix products, CUDA graphs %s\n", gpu_name(mc.precision, &peak).c_str(), c.precision.c_str(), c.cuda_graphs.c_str());
         return;
     }
 #endif
@@ -1417,9 +1416,7 @@ static void run_bench(RunConfig* c) {
     double peak = 0;
 #ifdef __CUDACC__
     if (r.gpu) {
-        double fp32, tf32;
-        device = gpu_name(&fp32, &tf32) + ", " + c->precision + ", CUDA graphs " + c->cuda_graphs;
-        peak = c->precision == "fp32" ? fp32 : tf32;
+        device = gpu_name(m.precision, &peak) + ", " + c->precision + ", CUDA graphs " + c->cuda_graphs;
     }
 #endif
     printf("\nbench on %s: %d steps of %d sequences, after the same steps once as a warm-up\n", device.c_str(), timed, c->batch);

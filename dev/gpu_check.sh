@@ -3,7 +3,7 @@
 #   tests     the GPU tests and the command-line tests (which then train on the GPU)
 #   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck, synccheck
 #   kernels   check and time the attention kernels of dev/cuda
-#   bench     the paper model with every PE the GPU runs (all but cope), in fp32 and tf32, with
+#   bench     the paper model with every PE the GPU runs (all but cope), in fp32, tf32 and bf16, with
 #             CUDA graphs on and off, on copy's batches and on 64 x 256 random tokens: the
 #             table README shows; copy's
 #             batches sorted by length (--sort-pool 16, and padded to multiples of 8); drawn
@@ -14,8 +14,8 @@
 # Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
 #   bash dev/gpu_check.sh [DIR [PART ...]]
 # SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
-# PES, PRECISIONS and GRAPHS choose the bench's rows (default every PE the GPU runs, fp32 and
-# tf32, graphs on and off).
+# PES, PRECISIONS and GRAPHS choose the bench's rows (default every PE the GPU runs, fp32, tf32
+# and bf16, graphs on and off).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/gpu_check}
@@ -95,12 +95,12 @@ row() {
         "$(echo "$out" | awk '/MFU/ {print $1}')"
 }
 
-# PRECISIONS (default "fp32 tf32"), PES (default every PE the GPU runs) and GRAPHS (default
+# PRECISIONS (default "fp32 tf32 bf16"), PES (default every PE the GPU runs) and GRAPHS (default
 # "on off") choose the rows
 bench() {
     echo
     printf "%-12s %-5s %-6s %-11s %10s %12s %12s %8s\n" pe prec graphs shape ms/step "tok/s real" "tok/s padded" MFU
-    for precision in ${PRECISIONS:-fp32 tf32}; do
+    for precision in ${PRECISIONS:-fp32 tf32 bf16}; do
         for pe in ${PES:-nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire}; do
             for graphs in ${GRAPHS:-on off}; do
                 row $pe $precision $graphs copy --task copy

@@ -205,7 +205,6 @@ static const std::vector<Case>& choice_cases() {
         {"--model", "--model huge", "unknown model preset 'huge' (valid: paper small tiny)"},
         {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
         {"--precision", "--precision fp16", "unknown precision 'fp16' (valid: fp32 tf32 bf16)"},
-        {"--precision", "--precision bf16 --device gpu", "--device gpu: --precision bf16 has no GPU kernels yet (--device cpu runs it)"},
         {"--attention", "--attention flash", "unknown --attention 'flash' (valid: simple fused)"},
         {"--attention", "--attention fused --device gpu", "--device gpu: --attention fused has no GPU kernels yet (--device cpu runs it)"},
         {"--attention", "--pe cope --attention fused", "--attention fused computes each score's bias from the PE alone (pe_score_bias), and cope's"},
