@@ -434,14 +434,22 @@ static std::vector<float> gpu_grads(const GpuModel& g, const Model& cpu) {
     return out;
 }
 
-// Every activation buffer filled with NaNs (all bits set): a step that reads a value it did not
-// write first then carries a NaN into its loss or gradients
+// Every activation buffer, and attention's workspace, filled with NaNs (all bits set, in fp32 and
+// in bf16): a step that reads a value it did not write first then carries a NaN into its loss or
+// gradients
 static void poison_activations(GpuModel* g) {
     const ModelConfig& c = g->config;
-    for (int id = 0; id < NUM_ACTS; id++) {
-        size_t n = act_numel(c, ACTS[id].shape, g->max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1);
-        cudaCheck(cudaMemset(g->acts[id], 0xff, n * sizeof(float)));
-    }
+    auto poison = [](void* buffer, size_t bytes) {
+        if (buffer) cudaCheck(cudaMemset(buffer, 0xff, bytes));
+    };
+    for (int id = 0; id < NUM_ACTS; id++)
+        poison(g->acts[id], act_numel(c, ACTS[id].shape, g->max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1) * sizeof(float));
+    AttentionWorkspace& w = g->attention;  // as gpu_attention_workspace sizes it
+    size_t heads = (size_t)g->max_B * c.max_T * c.C, squares = act_numel(c, S_BNHTT, g->max_B, c.max_T);
+    for (float* buffer : {w.q, w.k, w.v, w.y, w.dq, w.dk, w.dv}) poison(buffer, heads * sizeof(float));
+    for (float* buffer : {w.dropped, w.ddropped}) poison(buffer, squares * sizeof(float));
+    for (bf16* buffer : {w.q16, w.k16, w.v16, w.dy16}) poison(buffer, heads * sizeof(bf16));
+    for (bf16* buffer : {w.dropped16, w.ds16}) poison(buffer, squares * sizeof(bf16));
 }
 
 // the loss and every gradient of one training step on both devices, with the batch's places
