@@ -28,7 +28,7 @@ struct AttentionWorkspace {
     Precision precision = PRECISION_FP32;
     float *q = nullptr, *k = nullptr, *v = nullptr;  // (B, NH, T, HS): queries, keys, values (fp32 and tf32)
     float *y, *dq, *dk, *dv;                         // (B, NH, T, HS): outputs (and their gradient), and the gradients of q, k, v
-    float *dropped, *ddropped;                       // (B, NH, T, T): the scores, then dropout(att) (fp32 and tf32); de
+    float *dropped, *ddropped;                       // (B, NH, T, T): the scores, then (fp32, tf32) dropout(att) over them; its gradient
     float* bias_partials = nullptr;  // (planes, T, the PE's parameter count): pe_bias_backward_gpu's partial gradients
     // bf16: the products' operands, rounded
     bf16 *q16 = nullptr, *k16 = nullptr, *v16 = nullptr, *dy16 = nullptr;  // (B, NH, T, HS)
