@@ -188,7 +188,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--bench", FLAG_SWITCH, &c->bench, false, BENCH, "time training steps and report tokens/s, then exit"},
         {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
         {"--device", FLAG_STRING, &c->device, false, TRAIN | BENCH | RESUME | LOAD, "auto (the GPU if there is one), cpu or gpu"},
-        {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "matrix products: fp32; tf32 (default) on a GPU's tensor cores, fp32 on the CPU; bf16: operands rounded to bfloat16, sums in fp32 (CPU only, for now)"},
+        {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "matrix products: fp32; tf32 (default) on a GPU's tensor cores, fp32 on the CPU; bf16: operands rounded to bfloat16, sums in fp32 (on either device)"},
         {"--attention", FLAG_CHOICE, &c->attention, false, TRAIN | BENCH | RESUME | LOAD,
          "simple (default): the probabilities kept for the backward; fused: flash style, the keys in tiles, O(T) memory a query (CPU only, for now)",
          row_names(ATTENTION_NAMES)},
