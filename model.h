@@ -55,7 +55,7 @@ typedef MODEL_REAL real;
 // a product rounded to bfloat16 (round_to_bf16), the products and their sums in fp32, as tensor
 // cores take bf16 operands and accumulate in fp32: the linear layers' weights, activations and
 // gradients, and attention's q, k, v, probabilities, output gradient and score gradients. The
-// CPU computes that too, so it is the reference for such a GPU path. Everything else stays fp32:
+// CPU computes that too, so it is the reference for the GPU's (kernels.cuh). Everything else stays fp32:
 // the softmax and its statistics, the PE's bias and rotation, CoPE's gates, norms, the loss.
 enum Precision { PRECISION_FP32, PRECISION_TF32, PRECISION_BF16 };
 static const char* const PRECISION_NAMES[] = {"fp32", "tf32", "bf16"};
