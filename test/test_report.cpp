@@ -394,6 +394,27 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
     fs::remove_all(dir);
 }
 
+static void test_a_run_below_the_bar_of_a_learned_task_is_named_under_its_table(void) {
+    // copy: every run learns it in distribution (ID 1) but alibi seed 2 (ID 0.2); addition: no run does
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++)
+        for (int seed : {1, 2}) {
+            std::string name = std::string("-") + PE_NAMES[p] + "-s" + std::to_string(seed);
+            double id = std::string(PE_NAMES[p]) == "alibi" && seed == 2 ? 0.2 : 1.0;
+            write_run(dir + "/copy" + name, "copy", PE_NAMES[p], seed, 0.5, "tiny", id);
+            write_run(dir + "/addition" + name, "addition", PE_NAMES[p], seed, 0.0, "tiny", 0.2);
+        }
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    const std::string note = "Runs that did not learn this task in distribution themselves (ID accuracy < 0.500): alibi seed 2 (0.200). Their OOD "
+                             "accuracy says the run failed, not how far its method reaches.";
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, count_of(md, note), md.c_str());
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, count_of(md, "Runs that did not learn this task"), md.c_str());  // not under addition's table
+    size_t copy_at = md.find("### copy"), at = md.find(note);
+    TEST_ASSERT_MESSAGE(copy_at < at, md.c_str());
+    fs::remove_all(dir);
+}
+
 static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
     // The real-data bias the all-tied row misses: in a task no PE learned, one PE gets a few OOD
     // answers right and the others tie at 0, so its column is not all tied yet ranks noise.
@@ -812,6 +833,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_report_of_a_small_sweep_has_the_expected_mrr_and_plots);
     RUN_TEST(test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned);
     RUN_TEST(test_report_gives_the_mrr_over_the_tasks_some_pe_learned);
+    RUN_TEST(test_a_run_below_the_bar_of_a_learned_task_is_named_under_its_table);
     RUN_TEST(test_a_task_is_learned_halfway_from_what_the_most_common_answer_scores);
     RUN_TEST(test_runs_of_different_presets_are_never_ranked_against_each_other);
     RUN_TEST(test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes_column);
