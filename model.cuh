@@ -477,15 +477,15 @@ inline void gpu_logits(GpuModel* g, int B, int T, std::vector<float>* out) {
     cudaCheck(cudaMemcpy(out->data(), g->act(A_LOGITS), out->size() * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
-// the name of device 0 and, for the GPUs this project measures on, its dense peak in TFLOP/s
-// for products in `precision` (0 for other GPUs)
-inline std::string gpu_name(Precision precision, double* peak) {
+// the name of device 0 and, given `peak`, there the dense peak in TFLOP/s of products in
+// `precision` for the GPUs this project measures on (0 for other GPUs)
+inline std::string gpu_name(Precision precision = PRECISION_FP32, double* peak = nullptr) {
     cudaDeviceProp props;
     cudaCheck(cudaGetDeviceProperties(&props, 0));
     std::string name = props.name;
     bool hopper = name.find("H100") != std::string::npos || name.find("H200") != std::string::npos;
     // the H100 SXM datasheet (the H200's are the same): FP32 without tensor cores; TF32 and BF16 tensor cores, dense
     const double hopper_peaks[] = {66.9, 494.7, 989.4};
-    *peak = hopper ? hopper_peaks[precision] : 0;
+    if (peak) *peak = hopper ? hopper_peaks[precision] : 0;
     return name;
 }

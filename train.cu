@@ -404,8 +404,7 @@ static void make_model(Run* r, const ModelConfig& mc) {
         r->gpu.reset(new GpuModel());
         gpu_init(r->gpu.get(), r->model, c.batch, mc.precision);
         r->gpu->graphs = c.cuda_graphs == "on";
-        double peak;
-        describe(*r, "device: %s, %s matrix products, CUDA graphs %s\n", gpu_name(mc.precision, &peak).c_str(), c.precision.c_str(), c.cuda_graphs.c_str());
+        describe(*r, "device: %s, %s matrix products, CUDA graphs %s\n", gpu_name().c_str(), c.precision.c_str(), c.cuda_graphs.c_str());
         return;
     }
 #endif
