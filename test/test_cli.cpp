@@ -478,6 +478,35 @@ static void test_make_keeps_the_required_flags_when_cxxflags_are_given(void) {
             TEST_ASSERT_MESSAGE(line.find(required) != std::string::npos, (required + std::string(" missing: ") + line).c_str());
 }
 
+// ./train is built for this CPU (-march=native), yet a run's bits must not depend on the CPU: the
+// sums whose order a vectoriser may choose (model.h's dot) are written lane by lane. So the CPU
+// program built for the x86-64 baseline (SSE2's 4 floats a vector, where this build may have
+// AVX's 8 or AVX-512's 16) trains to the same bits, for a query dot product of 16 channels (two
+// lanes of eight), in fp32 and bf16, each attention. In a copy of the sources, so ./train stays.
+static void test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline(void) {
+    if (system("[ \"$(uname -m)\" = x86_64 ]") != 0) TEST_IGNORE_MESSAGE("not an x86-64 CPU");
+    if (system("g++ -march=native -dM -E -x c++ /dev/null 2> /dev/null | grep -q __AVX__") != 0)
+        TEST_IGNORE_MESSAGE("this CPU has no vector unit wider than the x86-64 baseline's: both builds would be the same program");
+    char pattern[] = "/tmp/test_cli_isa_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string build = "cp Makefile *.h train.cu " + dir + " && make -s -C " + dir + " NVCC= CXXFLAGS='-O3 -march=x86-64' train > " + dir + "/make.txt 2>&1";
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, system(build.c_str()), read_file(dir + "/make.txt").c_str());
+    const std::string run = " --task copy_cmc --steps 30 --eval-every 30 --train-size 256 --valid-size 32 --test-size 32 --train-max 6 --test-max 8"
+                            " --layers 1 --d-model 32 --heads 2 --d-ff 64 --batch 16 --dropout 0 --threads 1 --seed 5";
+    for (const char* flags : {"--pe rope --precision fp32 --attention simple", "--pe t5 --precision bf16 --attention fused",
+                              "--pe alibi --precision bf16 --attention simple"}) {
+        std::string native = dir + "/native", baseline = dir + "/baseline", what = flags;
+        Result a = train(run + " " + flags + " --force --out " + native);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, a.status, a.err.c_str());
+        std::string command = dir + "/train" + run + " " + flags + " --force --out " + baseline + " > " + dir + "/baseline.txt 2>&1";
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, system(command.c_str()), read_file(dir + "/baseline.txt").c_str());
+        for (const char* file : {"/model.bin", "/results.json"}) {
+            TEST_ASSERT_MESSAGE(!read_file(native + file).empty(), (what + ": no " + file).c_str());
+            TEST_ASSERT_MESSAGE(read_file(native + file) == read_file(baseline + file), (what + ": " + file + " differs between the builds").c_str());
+        }
+    }
+}
+
 // ----------------------------------------------------------------------------
 // runs that are stopped: signals, SIGKILL, divergence
 
@@ -620,6 +649,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
+    RUN_TEST(test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
     RUN_TEST(test_keep_every_keeps_each_nth_step_for_load);
     RUN_TEST(test_an_evaluation_with_out_writes_a_run_directory_of_its_own);
