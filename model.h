@@ -312,10 +312,10 @@ inline void dropout_backward(real* dinp, const real* dout, const Dropout& d, uin
 // the layers, forward and backward side by side
 
 // sum_i a[i] * b[i] in DOT_LANES running sums, lane l adding the i = l (mod DOT_LANES) in
-// order, then the lanes added pairwise (l + w into l, w = 4, 2, 1). A vector unit computes the
-// lanes side by side, yet the order is written here, not left to the vectoriser: a `reduction`
-// clause would sum in as many lanes as the instruction set has, so a run's bits would change
-// with the CPU (-march=native). This way they are the same on every x86-64 CPU.
+// order, then the lanes added pairwise (lane l + w into lane l, for w = DOT_LANES / 2 down to
+// 1). A vector unit computes the lanes side by side, yet the order is written here, not left to
+// the vectoriser: a `reduction` clause would sum in as many lanes as the instruction set has, so
+// a run's bits would change with the CPU (-march=native). Written out, they do not.
 static const int DOT_LANES = 8;
 
 inline real dot(const real* a, const real* b, int n) {

@@ -481,8 +481,8 @@ static void test_make_keeps_the_required_flags_when_cxxflags_are_given(void) {
 // ./train is built for this CPU (-march=native), yet a run's bits must not depend on the CPU: the
 // sums whose order a vectoriser may choose (model.h's dot) are written lane by lane. So the CPU
 // program built for the x86-64 baseline (SSE2's 4 floats a vector, where this build may have
-// AVX's 8 or AVX-512's 16) trains to the same bits, for a query dot product of 16 channels (two
-// lanes of eight), in fp32 and bf16, each attention. In a copy of the sources, so ./train stays.
+// AVX's 8 or AVX-512's 16) trains to the same bits, with heads of 16 channels (two rounds of
+// dot's eight lanes), in fp32 and bf16, each attention. In a copy of the sources, so ./train stays.
 static void test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline(void) {
     if (system("[ \"$(uname -m)\" = x86_64 ]") != 0) TEST_IGNORE_MESSAGE("not an x86-64 CPU");
     if (system("g++ -march=native -dM -E -x c++ /dev/null 2> /dev/null | grep -q __AVX__") != 0)
