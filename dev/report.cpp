@@ -1,9 +1,9 @@
 /*
  dev/report.cpp: the sweep report. A sweep is a directory whose subdirectories (at any depth) are
  run directories written by ./train. The report reads them all and writes, into the sweep
- directory, report.md (tables per task and the mean reciprocal rank of the methods, below), one
- SVG per task (accuracy against length, every method overlaid) and mrr.svg; it prints a short
- summary whose last line is the MRR of each method.
+ directory, report.md (tables per task, the mean reciprocal rank of the methods and how sure its
+ ranking is, below), one SVG per task (accuracy against length, every method overlaid) and
+ mrr.svg; it prints a short summary whose last line is the MRR of each method.
 
  Usage:  make dev/report && ./dev/report sweeps/NAME
  Writes: NAME/report.md, NAME/TASK.svg for each task (TASK-LABEL.svg where a task has several
@@ -70,6 +70,11 @@
      The report gives the MRR over all columns, over each family's and over each setting's.
    - Two finished runs of the same task, setting, method and seed are an error, not a silent
      choice (fire and fire+rand of one seed are two methods, not the same run twice).
+   - How sure the ranking is, under the MRR table ("How sure"): the ranked columns drawn again
+     10,000 times with replacement, each task's seeds alone and then the tasks too, with the
+     central 90% of each method's MRR over the draws and the share of draws it leads
+     (redraw_columns); the summary prints those shares for every column. The draws are seeded,
+     so a sweep always gives the same report.
    - Each task table also gives the OOD per-token accuracy (teacher-forced, as the Chomsky-
      hierarchy papers report it; results.json's "test_tokens"), "-" for runs from before it.
 */
@@ -586,14 +591,77 @@ static std::vector<Column> columns_of(const std::vector<SweepRun>& runs, const s
     return list;
 }
 
+// the places of the ranked methods, best first by `score` (ties in listed order)
+static std::vector<size_t> best_first(const std::vector<double>& score) {
+    std::vector<size_t> order;
+    for (size_t k = 0; k < score.size(); k++) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+    return order;
+}
+
 // "nope 0.683  fire+rand 0.517 ...": the ranked methods, best MRR first (ties in listed order)
 static std::string mrr_line(const Mrr& m, const std::vector<Method>& ranked) {
-    std::vector<size_t> order;
-    for (size_t k = 0; k < ranked.size(); k++) order.push_back(k);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m.of_method[a] > m.of_method[b]; });
     std::string line;
-    for (size_t k : order) line += format_text("%s%s %.3f", line.empty() ? "" : "  ", ranked[k].name().c_str(), m.of_method[k]);
+    for (size_t k : best_first(m.of_method))
+        line += format_text("%s%s %.3f", line.empty() ? "" : "  ", ranked[k].name().c_str(), m.of_method[k]);
     return line;
+}
+
+// ----------------------------------------------------------------------------
+// how sure a ranking is: the columns drawn again
+
+// An MRR is a mean over a few (task, seed) columns, three seeds a task in the paper: would its
+// ranking hold with other seeds, or other tasks? A bootstrap answers as far as the columns at
+// hand can: draw them again, with replacement, many times, and see how far each method's MRR
+// moves and how often each comes first. Two draws: each task's seeds again, the tasks as they
+// are (the noise of training alone); or the tasks again, then each drawn task's seeds (which
+// tasks a benchmark holds is a draw too). A task keeps its number of seeds, so it weighs what
+// it weighs in the MRR. Drawing again from n seeds spreads a mean by sqrt((n - 1) / n) of its
+// true spread (0.82 for three), so the intervals are if anything too narrow.
+static const int REDRAWS = 10000;
+static const uint64_t REDRAW_SEED = 20231110;  // fixed: the same sweep always gives the same report
+
+struct Redrawn {
+    std::vector<double> lo, hi;  // by ranked method: the central 90% of its MRR over the draws
+    std::vector<double> first;   // by ranked method: the share of draws in which its MRR is highest
+};
+
+// The MRR of each method over the complete columns drawn again (tasks too where redraw_tasks).
+// A draw that ties methods for first shares that draw among them: MRRs are compared within
+// 1e-9, since equal sums of 1/rank taken in another order can differ in their last bit.
+inline Redrawn redraw_columns(const std::vector<Column>& columns, size_t methods, bool redraw_tasks) {
+    std::map<std::string, std::vector<std::vector<double>>> by_task;  // task [label] -> its columns' reciprocal ranks
+    for (const Column& c : columns)
+        if (complete(c)) by_task[group_name(c.task, c.label)].push_back(reciprocal_ranks(c.ood));
+    std::vector<const std::vector<std::vector<double>>*> tasks;
+    for (const auto& kv : by_task) tasks.push_back(&kv.second);
+    Redrawn r;
+    r.first.assign(methods, 0.0);
+    std::vector<std::vector<double>> mrr(methods, std::vector<double>(REDRAWS));
+    Rng rng = rng_stream(REDRAW_SEED, redraw_tasks);
+    for (int d = 0; d < REDRAWS && !tasks.empty(); d++) {
+        std::vector<double> sum(methods, 0.0);
+        int drawn = 0;
+        for (size_t t = 0; t < tasks.size(); t++) {
+            const std::vector<std::vector<double>>& seeds = *tasks[redraw_tasks ? rng.below((int)tasks.size()) : t];
+            for (size_t s = 0; s < seeds.size(); s++, drawn++) {
+                const std::vector<double>& rr = seeds[rng.below((int)seeds.size())];
+                for (size_t k = 0; k < methods; k++) sum[k] += rr[k];
+            }
+        }
+        double best = -INFINITY;
+        for (size_t k = 0; k < methods; k++) best = std::max(best, mrr[k][d] = sum[k] / drawn);
+        std::vector<size_t> leaders;
+        for (size_t k = 0; k < methods; k++)
+            if (mrr[k][d] >= best - 1e-9) leaders.push_back(k);
+        for (size_t k : leaders) r.first[k] += 1.0 / leaders.size() / REDRAWS;
+    }
+    for (std::vector<double>& of_method : mrr) {
+        std::sort(of_method.begin(), of_method.end());
+        r.lo.push_back(tasks.empty() ? NAN : of_method[REDRAWS / 20]);
+        r.hi.push_back(tasks.empty() ? NAN : of_method[REDRAWS - 1 - REDRAWS / 20]);
+    }
+    return r;
 }
 
 // ----------------------------------------------------------------------------
@@ -789,6 +857,47 @@ static std::string mrr_section(const std::vector<Column>& columns, const std::ve
     return md + "\n![MRR of each method](mrr.svg)\n\n";
 }
 
+static int count_tasks(const std::vector<Column>& columns) {
+    std::set<std::string> tasks;
+    for (const Column& c : columns)
+        if (complete(c)) tasks.insert(group_name(c.task, c.label));
+    return (int)tasks.size();
+}
+
+// a scope's rows of the redrawn table: one per method, best MRR first
+static std::string redrawn_rows(const std::string& scope, const std::vector<Column>& columns, const std::vector<Method>& ranked) {
+    Mrr m = mean_reciprocal_rank(columns, ranked);
+    Redrawn seeds = redraw_columns(columns, ranked.size(), false), tasks = redraw_columns(columns, ranked.size(), true);
+    std::string md, name = format_text("%s (%d columns, %d tasks)", scope.c_str(), m.columns, count_tasks(columns));
+    for (size_t k : best_first(m.of_method)) {
+        md += format_text("| %s | %s | %.3f | %.3f-%.3f | %.2f | %.3f-%.3f | %.2f |\n", name.c_str(), ranked[k].name().c_str(), m.of_method[k],
+                          seeds.lo[k], seeds.hi[k], seeds.first[k], tasks.lo[k], tasks.hi[k], tasks.first[k]);
+        name = "";  // the scope on its first row only
+    }
+    return md;
+}
+
+// how far the MRR of every column, and of the tasks some PE learned, moves when the columns are
+// drawn again (redraw_columns); "" where fewer than two columns are ranked
+static std::string redrawn_section(const std::vector<Column>& columns, const std::vector<Method>& ranked, const std::set<std::string>& unlearned) {
+    if (mean_reciprocal_rank(columns, ranked).columns < 2) return "";
+    std::string md = "### How sure: the columns drawn again\n\n";
+    md += format_text("Three seeds a task are few. Each scope's ranked columns drawn again %d times, with replacement: first each "
+                      "task's seeds (the tasks as they are: how far training's noise alone moves the MRR), then the tasks and each "
+                      "drawn task's seeds (which tasks the benchmark holds is a draw too). For each, the central 90%% of a method's "
+                      "MRR over the draws and the share of draws in which its MRR is the highest (a tie for first shared). Drawing "
+                      "again from n seeds narrows the spread of their mean by sqrt((n - 1) / n), 0.82 for three, so the true "
+                      "intervals are if anything wider.\n\n",
+                      REDRAWS);
+    md += "| scope | method | MRR | seeds drawn again: 90% of draws | first in | tasks and seeds drawn again: 90% of draws | first in |\n"
+          "|---|---|---|---|---|---|---|\n";
+    md += redrawn_rows("**all**", columns, ranked);
+    std::vector<Column> learned_columns = columns_of_learned(columns, unlearned);
+    if (!unlearned.empty() && mean_reciprocal_rank(learned_columns, ranked).columns >= 2)
+        md += redrawn_rows("the tasks some PE learned", learned_columns, ranked);
+    return md + "\n";
+}
+
 static std::string lengths_of(const std::map<int, Tally>& by_length) {
     return by_length.empty() ? "none" : format_text("%d-%d", by_length.begin()->first, by_length.rbegin()->first);
 }
@@ -870,7 +979,8 @@ static std::string write_report(const std::string& sweep_dir) {
     for (const auto& g : groups)
         if (!learned(g.second)) unlearned.insert(g.first);
 
-    std::string md = header_section(s, ranked) + mrr_section(columns, ranked, all, unlearned, (int)groups.size()) + "## Tasks\n\n";
+    std::string md = header_section(s, ranked) + mrr_section(columns, ranked, all, unlearned, (int)groups.size()) +
+                     redrawn_section(columns, ranked, unlearned) + "## Tasks\n\n";
     for (const auto& g : groups) {
         const std::string& task = g.second[0]->task;
         const std::string& label = g.second[0]->label;
@@ -890,6 +1000,13 @@ static std::string write_report(const std::string& sweep_dir) {
                                       sweep_dir.c_str(), (int)s.runs.size(), finished, (int)s.runs.size() - finished, all.columns,
                                       all.dropped);
     summary += format_text("wrote %s/report.md, mrr.svg and %d task plots\n", sweep_dir.c_str(), (int)groups.size());
+    if (all.columns >= 2) {
+        Redrawn redrawn = redraw_columns(columns, ranked.size(), true);
+        std::string line;
+        for (size_t k : best_first(redrawn.first))
+            line += format_text("%s%s %.2f", line.empty() ? "" : "  ", ranked[k].name().c_str(), redrawn.first[k]);
+        summary += format_text("first by MRR in %d draws of the tasks and their seeds (report.md, \"How sure\"): %s\n", REDRAWS, line.c_str());
+    }
     // the MRR without the all-tied columns, over the tasks some PE learned, then the paper's MRR as the last line
     if (all.all_tied == 0)
         summary += format_text("all-tied columns: none of %d\n", all.columns);

@@ -1,8 +1,9 @@
 // Tests of the sweep report (dev/report.cpp, included here with TESTING defined, as test_train
-// includes train.cu): the mean reciprocal rank against a hand computation, task families,
-// settings kept apart, the JSON reader on train.cu's own format, a whole report of a small
-// synthetic sweep (with the MRR without all-tied columns, the note on unlearned tasks and the MRR
-// over the tasks some PE learned), wrapped PEs ranked as methods of their own, and bad input.
+// includes train.cu): the mean reciprocal rank against a hand computation, the columns drawn
+// again against the law of the draw, task families, settings kept apart, the JSON reader on
+// train.cu's own format, a whole report of a small synthetic sweep (with the MRR without
+// all-tied columns, the note on unlearned tasks and the MRR over the tasks some PE learned),
+// wrapped PEs ranked as methods of their own, and bad input.
 #define TESTING
 #include "dev/report.cpp"
 #include "test/unity.h"
@@ -189,6 +190,61 @@ static void test_only_the_methods_a_sweep_finished_are_ranked(void) {
     TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, m.of_method[1]);
 }
 
+// ----------------------------------------------------------------------------
+// the columns drawn again
+
+// The draws are fixed (REDRAW_SEED), so these shares are exact for this code; the tolerance is
+// what any correct draw of 10,000 would meet (the shares' standard errors are 0.004 or less).
+static const double SHARE_OF_DRAWS = 0.02;
+
+static void test_drawing_again_the_one_seed_of_each_task_moves_nothing(void) {
+    // three tasks of one seed each: each task's seed drawn again is that seed, so every draw is
+    // the MRR itself (the hand-computed columns of the first MRR test, each its own task)
+    std::vector<Column> columns = {column("copy", 1, {0.9, 0.1, 0.5, 0.5, 0.3}), column("sort", 1, {0.4, 0.8, 0.4, 0.2, 0.6}),
+                                   column("scan", 1, {0.7, 0.7, 0.7, 0.1, 0.9})};
+    Mrr m = mean_reciprocal_rank(columns, PAPER_METHODS);
+    Redrawn r = redraw_columns(columns, PAPER_METHODS.size(), false);
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, m.of_method[p], r.lo[p], PE_NAMES[p]);
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, m.of_method[p], r.hi[p], PE_NAMES[p]);
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(MEAN_OF_FRACTIONS, p == PE_NOPE ? 1.0 : 0.0, r.first[p], PE_NAMES[p]);  // nope 11/18 leads
+    }
+}
+
+static void test_two_tasks_that_disagree_share_first_place_by_the_law_of_the_draw(void) {
+    // two methods; A wins task a, B wins task b, one seed each. Tasks kept: both MRRs are 3/4 in
+    // every draw, a tie shared. Tasks drawn again: (a, a) 1/4 of draws, A first with MRR 1;
+    // (b, b) 1/4, B first, A's MRR 1/2; mixed 1/2, tied. A's MRR: 1/2 in a quarter of the draws,
+    // so its 90% reaches 1/2 and 1; A is first in 1/4 + 1/2 x 1/2 = 1/2 of the draws.
+    std::vector<Column> columns = {column("a", 1, {1.0, 0.0}), column("b", 1, {0.0, 1.0})};
+    Redrawn kept = redraw_columns(columns, 2, false), drawn = redraw_columns(columns, 2, true);
+    for (int k = 0; k < 2; k++) {
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, kept.lo[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, kept.hi[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, kept.first[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, drawn.lo[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0, drawn.hi[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(SHARE_OF_DRAWS, 0.5, drawn.first[k]);
+    }
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0, drawn.first[0] + drawn.first[1]);
+}
+
+static void test_seeds_are_drawn_again_within_their_task_and_a_task_keeps_its_count(void) {
+    // Task a: A wins seed 1, B seed 2. Tasks kept, a's two seeds drawn again: (1, 1) a quarter of
+    // the draws, A first; (2, 2) a quarter, B; mixed, tied: A first in 1/2.
+    std::vector<Column> split = {column("a", 1, {1.0, 0.0}), column("a", 2, {0.0, 1.0})};
+    TEST_ASSERT_DOUBLE_WITHIN(SHARE_OF_DRAWS, 0.5, redraw_columns(split, 2, false).first[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, redraw_columns(split, 2, false).lo[0]);
+    // Task a: A wins its three seeds; task b: B wins its one. Tasks drawn again: (a, a) 1/4, six
+    // columns, A first; (b, b) 1/4, B; mixed 1/2, four columns, A 7/8 against B 5/8: A first in
+    // 3/4 of the draws. Were a drawn task one column whatever its seeds, mixed draws would tie
+    // and A would be first in 1/2.
+    std::vector<Column> uneven = {column("a", 1, {1.0, 0.0}), column("a", 2, {1.0, 0.0}), column("a", 3, {1.0, 0.0}),
+                                  column("b", 1, {0.0, 1.0})};
+    TEST_ASSERT_DOUBLE_WITHIN(SHARE_OF_DRAWS, 0.75, redraw_columns(uneven, 2, true).first[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0, redraw_columns(uneven, 2, false).first[0]);  // tasks kept: always 7/8
+}
+
 static void test_families_group_task_variants_by_the_name_before_the_underscore(void) {
     TEST_ASSERT_EQUAL_STRING("copy", family_of("copy"));
     TEST_ASSERT_EQUAL_STRING("copy", family_of("copy_rdc"));
@@ -329,6 +385,13 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
     TEST_ASSERT_MESSAGE(summary.find("MRR over 3 columns: nope 0.750  ape 0.467  t5 0.444  alibi 0.389  rope 0.233\n") != std::string::npos,
                         summary.c_str());
     TEST_ASSERT_MESSAGE(summary.find("all-tied columns: none of 3") != std::string::npos, summary.c_str());
+    // copy's two seeds rank alike and copy_rdc has one, so with the tasks kept no draw moves an MRR
+    TEST_ASSERT_MESSAGE(md.find("### How sure: the columns drawn again") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| **all** (3 columns, 2 tasks) | nope | 0.750 | 0.750-0.750 | 1.00 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("|  | rope | 0.233 | 0.233-0.233 | 0.00 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("first by MRR in 10000 draws of the tasks and their seeds (report.md, \"How sure\"): nope ") !=
+                            std::string::npos,
+                        summary.c_str());
     TEST_ASSERT_MESSAGE(md.find("0 of the 3 ranked columns are all tied") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find(", without ") == std::string::npos, md.c_str());  // no all-tied column: no second MRR row
     TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());  // every PE has ID accuracy 1
@@ -343,6 +406,15 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
         TEST_ASSERT_MESSAGE(md.find(std::string("(") + task + ".svg)") != std::string::npos, task);
     }
     TEST_ASSERT_EQUAL_INT(NUM_PAPER_PES, count_of(read_text(dir + "/mrr.svg"), "<rect x="));  // one bar per PE
+    fs::remove_all(dir);
+}
+
+static void test_a_report_of_one_column_draws_nothing_again(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.1 * p);
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("How sure") == std::string::npos, summary.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("draws") == std::string::npos, summary.c_str());
     fs::remove_all(dir);
 }
 
@@ -448,7 +520,7 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
                             std::string::npos,
                         md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| family copy | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n\n") != std::string::npos, md.c_str());
-    TEST_ASSERT_EQUAL_INT(3, count_of(md, "some PE learned"));           // the section's sentence and the two rows above
+    TEST_ASSERT_EQUAL_INT(4, count_of(md, "some PE learned"));           // the section's sentence, the two rows above, "How sure"'s scope
     TEST_ASSERT_EQUAL_INT(0, count_of(md, "all-tied column"));          // no all-tied row
     TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task"));  // the note and the row follow one rule
     const std::string tail = "all-tied columns: none of 4\n"
@@ -822,6 +894,9 @@ int main(int argc, char** argv) {
     RUN_TEST(test_mrr_without_all_tied_columns_matches_a_hand_computation);
     RUN_TEST(test_a_column_is_all_tied_only_when_every_ranked_method_has_the_same_accuracy);
     RUN_TEST(test_only_the_methods_a_sweep_finished_are_ranked);
+    RUN_TEST(test_drawing_again_the_one_seed_of_each_task_moves_nothing);
+    RUN_TEST(test_two_tasks_that_disagree_share_first_place_by_the_law_of_the_draw);
+    RUN_TEST(test_seeds_are_drawn_again_within_their_task_and_a_task_keeps_its_count);
     RUN_TEST(test_families_group_task_variants_by_the_name_before_the_underscore);
     RUN_TEST(test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart);
     RUN_TEST(test_fields_that_differ_only_between_tasks_label_nothing);
@@ -831,6 +906,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_json_nested_past_the_limit_is_refused);
     RUN_TEST(test_int_fields_must_be_whole_numbers_an_int_holds);
     RUN_TEST(test_report_of_a_small_sweep_has_the_expected_mrr_and_plots);
+    RUN_TEST(test_a_report_of_one_column_draws_nothing_again);
     RUN_TEST(test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned);
     RUN_TEST(test_report_gives_the_mrr_over_the_tasks_some_pe_learned);
     RUN_TEST(test_a_run_below_the_bar_of_a_learned_task_is_named_under_its_table);
