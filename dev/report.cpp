@@ -75,7 +75,8 @@
      central 90% of each method's MRR over the draws and the share of draws it leads
      (redraw_columns); the summary prints those shares for every column. The draws are seeded,
      so a sweep always gives the same report.
-   - Each task table also gives the OOD per-token accuracy (teacher-forced, as the Chomsky-
+   - Each task table also gives in how many of its ranked columns each method ranks first
+     (the MRR's rule, tie-break included), and the OOD per-token accuracy (teacher-forced, as the Chomsky-
      hierarchy papers report it; results.json's "test_tokens"), "-" for runs from before it.
 */
 #include <algorithm>
@@ -902,8 +903,9 @@ static std::string lengths_of(const std::map<int, Tally>& by_length) {
     return by_length.empty() ? "none" : format_text("%d-%d", by_length.begin()->first, by_length.rbegin()->first);
 }
 
-// a method's row of a task table, over its seeds; "" where the method has no run in the task
-static std::string method_row(const Method& method, const std::vector<const SweepRun*>& runs, double mrr) {
+// a method's row of a task table, over its seeds; "" where the method has no run in the task.
+// `first`: the task's ranked columns in which the method ranks first.
+static std::string method_row(const Method& method, const std::vector<const SweepRun*>& runs, double mrr, int first, int columns) {
     double ood = 0, id = 0, lo = INFINITY, hi = -INFINITY, tokens = 0;
     int seeds = 0, seeds_with_tokens = 0;
     for (const SweepRun* r : runs) {
@@ -913,8 +915,8 @@ static std::string method_row(const Method& method, const std::vector<const Swee
         if (r->test_tokens.total > 0) tokens += r->test_tokens.accuracy(), seeds_with_tokens++;
     }
     if (seeds == 0) return "";
-    return format_text("| %s | %.3f | %.3f-%.3f | %.3f | %d | %s | %s |\n", method.name().c_str(), ood / seeds, lo, hi, id / seeds, seeds,
-                       cell(mrr).c_str(), cell(seeds_with_tokens ? tokens / seeds_with_tokens : NAN).c_str());
+    return format_text("| %s | %.3f | %.3f-%.3f | %.3f | %d | %s | %d of %d | %s |\n", method.name().c_str(), ood / seeds, lo, hi,
+                       id / seeds, seeds, cell(mrr).c_str(), first, columns, cell(seeds_with_tokens ? tokens / seeds_with_tokens : NAN).c_str());
 }
 
 // the runs of a learned task below its bar themselves, by method then seed; "" where there are none
@@ -936,16 +938,23 @@ static std::string runs_below_the_bar(std::vector<const SweepRun*> runs) {
 // one task's table: a row per method, over its seeds; a note under it where no PE learned the
 // task, or else on the runs that did not learn it
 static std::string group_section(const std::string& group, const std::vector<const SweepRun*>& runs, const std::vector<Method>& ranked,
-                                 const Mrr& m, const std::string& svg) {
+                                 const std::vector<Column>& of_group, const std::string& svg) {
+    Mrr m = mean_reciprocal_rank(of_group, ranked);
     std::string md = "### " + group + "\n\n";
     md += "ID (valid) lengths " + lengths_of(runs[0]->valid.by_length) + ", OOD (test) lengths " + lengths_of(runs[0]->test.by_length) +
           format_text("; seeds with a finished run of every method: %d", m.columns) +
           (m.all_tied ? format_text(", %d of them all tied (every method the same OOD accuracy).\n\n", m.all_tied) : std::string(".\n\n"));
     // per-token accuracy last: exact match is what the MRR ranks; "-" for runs from before it
     md += "| method | OOD test accuracy (mean) | OOD min-max over seeds | ID valid accuracy (mean) | seeds | MRR in this task "
-          "| OOD per-token accuracy (mean) |\n";
-    md += "|---|---|---|---|---|---|---|\n";
-    for (size_t k = 0; k < ranked.size(); k++) md += method_row(ranked[k], runs, m.of_method[k]);
+          "| first in (ranked seeds) | OOD per-token accuracy (mean) |\n";
+    md += "|---|---|---|---|---|---|---|---|\n";
+    std::vector<int> first(ranked.size(), 0);
+    for (const Column& c : of_group)
+        if (complete(c)) {
+            std::vector<double> rr = reciprocal_ranks(c.ood);
+            for (size_t k = 0; k < ranked.size(); k++) first[k] += rr[k] == 1.0;
+        }
+    for (size_t k = 0; k < ranked.size(); k++) md += method_row(ranked[k], runs, m.of_method[k], first[k], m.columns);
     double id_majority = majority_of(runs, &SweepRun::valid_majority), ood_majority = majority_of(runs, &SweepRun::test_majority);
     if (!std::isnan(id_majority) && !std::isnan(ood_majority))
         md += format_text("\nThe most common answer, always given, scores %.3f ID and %.3f OOD.\n", id_majority, ood_majority);
@@ -985,10 +994,9 @@ static std::string write_report(const std::string& sweep_dir) {
         const std::string& task = g.second[0]->task;
         const std::string& label = g.second[0]->label;
         std::vector<Column> of_group = columns_where(columns, [&](const Column& c) { return c.task == task && c.label == label; });
-        Mrr m = mean_reciprocal_rank(of_group, ranked);
         std::string svg = svg_name(*g.second[0]);
         write_text((fs::path(sweep_dir) / svg).string(), group_svg(g.second, ranked, g.first + ": accuracy against length"));
-        md += group_section(g.first, g.second, ranked, m, svg);
+        md += group_section(g.first, g.second, ranked, of_group, svg);
     }
     md += unfinished_section(s.runs);
     write_text((fs::path(sweep_dir) / "report.md").string(), md);

@@ -380,7 +380,11 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
     TEST_ASSERT_MESSAGE(md.find("16 found, 15 finished, 1 unfinished") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| **all** | 0.750 | 0.467 | 0.444 | 0.389 | 0.233 | 3 | 0 |") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| family copy | 0.750 | 0.467 | 0.444 | 0.389 | 0.233 | 3 | 0 |") != std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("| t5 | 0.500 | 0.500-0.500 | 1.000 | 2 | 0.500 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| t5 | 0.500 | 0.500-0.500 | 1.000 | 2 | 0.500 | 0 of 2 | - |") != std::string::npos, md.c_str());
+    // copy: nope first in both seeds; copy_rdc: ape in its one
+    TEST_ASSERT_MESSAGE(md.find("| nope | 1.000 | 1.000-1.000 | 1.000 | 2 | 1.000 | 2 of 2 | - |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| rope | 0.200 | 0.200-0.200 | 1.000 | 2 | 0.250 | 0 of 2 | - |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| ape | 1.000 | 1.000-1.000 | 1.000 | 1 | 1.000 | 1 of 1 | - |") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("- `copy-rope-s3`: copy, rope, seed 3") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(summary.find("MRR over 3 columns: nope 0.750  ape 0.467  t5 0.444  alibi 0.389  rope 0.233\n") != std::string::npos,
                         summary.c_str());
@@ -597,9 +601,9 @@ static void test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: fire+rand 1.000  rope+pi 0.500  rope 0.333  fire 0.250  nope 0.200\n"),
                         summary.c_str());
     TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("### copy [") == std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("| fire+rand | 0.900 | 0.900-0.900 | 1.000 | 1 | 1.000 | 0.950 |\n") != std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("| rope+pi | 0.700 | 0.700-0.700 | 1.000 | 1 | 0.500 | 0.850 |\n") != std::string::npos, md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("| nope | 0.000 | 0.000-0.000 | 1.000 | 1 | 0.200 | - |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| fire+rand | 0.900 | 0.900-0.900 | 1.000 | 1 | 1.000 | 1 of 1 | 0.950 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| rope+pi | 0.700 | 0.700-0.700 | 1.000 | 1 | 0.500 | 0 of 1 | 0.850 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| nope | 0.000 | 0.000-0.000 | 1.000 | 1 | 0.200 | 0 of 1 | - |\n") != std::string::npos, md.c_str());
     std::string svg = read_text(dir + "/copy.svg");
     TEST_ASSERT_EQUAL_INT(5, count_of(svg, "<polyline"));  // one mean line per method
     TEST_ASSERT_MESSAGE(svg.find(">fire+rand (1 seed)</text>") != std::string::npos && svg.find(">rope+pi (1 seed)</text>") != std::string::npos,
