@@ -142,7 +142,7 @@ fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
 
 # The paper's headline experiment in miniature: all five PEs on copy, one seed, then the report
 # (sweeps/demo/report.md and its plots) and the MRR line. On two CPU cores the `tiny` model, one
-# run at a time (10-15 minutes); with a GPU the `small` model (heads of 64, dropout 0.1), five
+# run at a time (about 4 minutes on 2 cores of an AMD EPYC); with a GPU the `small` model (heads of 64, dropout 0.1), five
 # runs side by side (about 5 minutes on an H100). Running it again only reports.
 demo: train dev/report
 	@if [ -n "$(NVCC)" ] && nvidia-smi -L > /dev/null 2>&1; then \

@@ -1,6 +1,6 @@
 /*
  chomsky.h: the fifteen tasks of Delétang et al. 2023 ("Neural Networks and the Chomsky
- Hierarchy", ICLR 2023; reference/tasks.md §5.1), named ch_*, in this project's decoder-only,
+ Hierarchy", ICLR 2023), named ch_*, in this project's decoder-only,
  exact-match form. They are a standard benchmark of length generalization across the hierarchy:
  regular (even pairs, modular arithmetic, parity check, cycle navigation), deterministic
  context-free (stack manipulation, reverse string, modular arithmetic with brackets, solve

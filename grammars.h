@@ -1,6 +1,6 @@
 /*
  grammars.h: the two tasks whose prompts come from a grammar, SCAN (Lake & Baroni 2018) and
- PCFG SET (Hupkes et al. 2020), reference/tasks.md §1-2. SCAN's language is finite, so its
+ PCFG SET (Hupkes et al. 2020). SCAN's language is finite, so its
  splits enumerate it; PCFG SET's is drawn, conditioned exactly on the number of functions.
 
  Each task is a vocabulary, a generator and a solver, as tasks.h's others are; neither has a
@@ -11,7 +11,7 @@
 #pragma once
 
 // ----------------------------------------------------------------------------
-// SCAN (Lake & Baroni 2018), complete grammar, reference/tasks.md §1:
+// SCAN (Lake & Baroni 2018), complete grammar:
 //   C -> S | S and S | S after S        S -> V | V twice | V thrice
 //   V -> D | U | D[1] opposite D[2] | D[1] around D[2]
 //   D -> U left | U right | turn left | turn right        U -> walk | look | run | jump
@@ -92,7 +92,7 @@ static inline Words scan_solve(const Task&, const Words& prompt, int* length) {
 }
 
 // ----------------------------------------------------------------------------
-// PCFG SET (Hupkes et al. 2020), reference/tasks.md §2: string-edit functions in prefix notation
+// PCFG SET (Hupkes et al. 2020): string-edit functions in prefix notation
 // "Solve: echo append copy Q10 E4 , shift K15 D8 [SEP]" -> "Q10 E4 D8 K15 K15"
 // Sampling grammar, with p_unary and p_func drawn from U(0, 1) for every example (as the
 // released corpus was generated):

@@ -2,7 +2,7 @@
  model.h: the model, written out as the CPU reference every GPU kernel is checked against.
 
  A pre-norm, decoder-only transformer as the paper ran it (T5-base's decoder stack without
- cross-attention; reference/paper-protocol.md §4):
+ cross-attention, as the paper's released code builds it):
      h = dropout(wte[token] + PE input [+ Abacus row])                     (B, T, C)
      for each layer:  h += dropout(attention(rmsnorm(h)) Wo^T)
                       h += dropout(dropout(relu(rmsnorm(h) W1^T)) W2^T)
@@ -188,7 +188,7 @@ struct ParamSpec {
                                                // for pe_table the PE's own init (pe.h)
 };
 
-// Init is HF 4.16's T5 init (paper-protocol §4); q's smaller std stands in for the missing
+// Init is HF 4.16's T5 init, as the paper's code ran it; q's smaller std stands in for the missing
 // 1/sqrt(HS) in the scores.
 static const ParamSpec PARAMS[NUM_PARAMS] = {
     {"wte", false, D_V, D_C, true, [](const ModelConfig&) { return 1.0; }},  // token embedding, tied LM head

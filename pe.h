@@ -34,8 +34,8 @@
  padding never shifts them), unless training draws them at random (--random-positions). Every
  table covers positions 0 .. max_pos-1. Adding a PE means: a PEKind, a row in PE_NAMES, its
  tables or parameters, and its cases in the hooks below.
- The paper's five follow the paper's code (reference/paper-protocol.md §6); the later ones follow
- their papers (reference/tasks.md §5.2), with the choices noted at each.
+ The paper's five follow the paper's released code; the later ones follow their papers, with
+ the choices noted at each.
 */
 #pragma once
 

@@ -1,7 +1,7 @@
 /*
  tasks.h: the synthetic tasks, what the model sees.
 
- Ten task families (Kazemnejad et al. 2023, reference/paper-protocol.md §2), seventeen variants:
+ Ten task families (Kazemnejad et al. 2023, as their released code builds them), seventeen variants:
  copy (5), reverse (3), addition, polynomial evaluation, sorting (2), summation, parity, LEGO,
  SCAN and PCFG SET; and the fifteen tasks of Delétang et al. 2023 ("Neural Networks and the
  Chomsky Hierarchy"), named ch_*. SCAN and PCFG SET live in grammars.h and the ch_* tasks in
@@ -293,7 +293,7 @@ static inline Words copy_solve(const Task& task, const Words& prompt, int* lengt
 // addition: "Compute 5 8 7 + 4 6 ?" -> "The answer is 6 3 3 ."
 //
 // Three more ways of writing the numbers, which help addition generalize to longer numbers
-// (reference/tasks.md §5.1); each is a DataConfig switch, and they combine:
+// (the works named at each); each is a DataConfig switch, and they combine:
 //   reversed (--reverse-digits): every number least significant digit first, as McLeish et al.
 //     2024 (Abacus) write them: "Compute 7 8 5 + 6 4 ?" -> "The answer is 3 3 6 ."
 //   index hints (--index-hints): a hint word before every digit names its significance, so that
@@ -1036,7 +1036,7 @@ static inline const Task& find_task(const std::string& name) {
 }
 
 // ----------------------------------------------------------------------------
-// scratchpads (paper §6, reference/paper-protocol.md §3)
+// scratchpads (the paper's §6, as its code writes them)
 //
 // With a scratchpad the target spells out the steps of an algorithm that solves the prompt,
 // then gives the answer (the plain target):

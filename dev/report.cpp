@@ -31,7 +31,7 @@
      what the rivals of a column share.
    - Accuracy is recomputed from the exact counts (correct / total), not read from the
      6-decimal "accuracy" fields, so that equal counts are exact ties.
-   - MRR as the paper computes it (reference/paper-protocol.md §7): a column is a (task, seed);
+   - MRR as the paper's released notebook computes it: a column is a (task, seed);
      in each column the methods are ranked by overall OOD test accuracy, descending, a tie going
      to the method listed first (pandas rank(method="first")); RR = 1 / rank; a method's MRR is
      the mean of its RR over the columns that have every ranked method, and the others are

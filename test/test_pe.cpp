@@ -56,9 +56,9 @@ static void test_rope_rotates_the_first_quarter_in_interleaved_pairs(void) {
     TEST_ASSERT_TENSOR_CLOSE(1e-6, FLOAT_RTOL, x.data(), y.data(), HS, "rotated back");
 }
 
-static void test_alibi_slopes_for_8_and_12_heads(void) {
+static void test_alibi_slopes_for_4_8_and_12_heads(void) {
     for (int h = 0; h < 8; h++) TEST_ASSERT_EQUAL_FLOAT(pow(2.0, -(h + 1)), alibi_slope(h, 8));
-    const double twelve[12] = {-1, -2, -3, -4, -5, -6, -7, -8, -0.5, -1.5, -2.5, -3.5};  // paper-protocol §6
+    const double twelve[12] = {-1, -2, -3, -4, -5, -6, -7, -8, -0.5, -1.5, -2.5, -3.5};  // the paper's code's slopes for 12 heads
     for (int h = 0; h < 12; h++) TEST_ASSERT_EQUAL_FLOAT(pow(2.0, twelve[h]), alibi_slope(h, 12));
     const double four[4] = {-2, -4, -6, -8};
     for (int h = 0; h < 4; h++) TEST_ASSERT_EQUAL_FLOAT(pow(2.0, four[h]), alibi_slope(h, 4));
@@ -76,7 +76,7 @@ static void test_t5_buckets_at_known_distances(void) {
     const int distance[] = {0, 1, 15, 16, 31, 127, 128, 1000};
     const int bucket[] = {0, 1, 15, 16, 21, 31, 31, 31};
     for (int k = 0; k < 8; k++) TEST_ASSERT_EQUAL_INT_MESSAGE(bucket[k], t5_bucket(distance[k]), std::to_string(distance[k]).c_str());
-    // reference/perf-notes.md §3: the first distance of buckets 17..31 in HF's causal T5
+    // the first distance of buckets 17..31 in HF's causal T5
     const int start[] = {19, 21, 24, 27, 31, 35, 40, 46, 52, 59, 67, 77, 87, 99, 113};
     for (int b = 17; b <= 31; b++) {
         TEST_ASSERT_EQUAL_INT(b, t5_bucket(start[b - 17]));
@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_rope_score_depends_only_on_distance);
     RUN_TEST(test_rope_rotates_the_first_quarter_in_interleaved_pairs);
     RUN_TEST(test_cope_counts_open_gates_and_interpolates_the_table);
-    RUN_TEST(test_alibi_slopes_for_8_and_12_heads);
+    RUN_TEST(test_alibi_slopes_for_4_8_and_12_heads);
     RUN_TEST(test_alibi_bias_is_minus_slope_times_distance);
     RUN_TEST(test_t5_buckets_at_known_distances);
     RUN_TEST(test_t5_bias_reads_the_table_by_bucket_and_head);

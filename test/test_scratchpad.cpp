@@ -1,4 +1,4 @@
-// Tests of the scratchpads in tasks.h (paper §6, reference/paper-protocol.md §3): every format
+// Tests of the scratchpads in tasks.h (the paper's §6, as its code writes them): every format
 // of every task that has one, step by step against a second solution written here from each
 // task's definition (integer arithmetic, counting, std::sort, a fixpoint sweep; never the
 // *_steps code), the paper's own step examples, grading only what follows "Thus,", refused
@@ -21,7 +21,7 @@ static DataConfig small_config(int scratchpad = SCRATCHPAD_NONE) {
 }
 
 // ----------------------------------------------------------------------------
-// the formats, written down here a second time (paper-protocol.md §3): the parts each writes,
+// the formats, written down here a second time (the paper's code's): the parts each writes,
 // in the order written, as letters: i(nput) c(omputation) o(utput) v(ariables) r(emaining)
 
 struct FormatSpec {

@@ -896,7 +896,7 @@ static void test_scan_language_has_the_known_counts(void) {
     }
     TEST_ASSERT_EQUAL_INT(1, histogram.begin()->first);
     TEST_ASSERT_EQUAL_INT(48, histogram.rbegin()->first);
-    // reference/tasks.md §1.3: the original length split, <= 22 actions train, 24-48 test
+    // Lake & Baroni's length split: <= 22 actions train, 24-48 test
     int train22 = 0, long26 = 0;
     for (const auto& kv : histogram) {
         train22 += kv.first <= 22 ? kv.second : 0;
