@@ -1362,7 +1362,7 @@ static std::string cpu_name() {
 
 // --bench: times training steps (updates included, no validation) on the task's batches, or on
 // random sequences of --bench-seq tokens over a vocabulary of BENCH_VOCAB (every position a
-// target), the shape of the PyTorch reference numbers in SPEC.md §8.
+// target), the shape of the PyTorch reference numbers README quotes (issue 11's).
 static const int BENCH_VOCAB = 512;
 
 static void run_bench(RunConfig* c) {
