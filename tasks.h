@@ -658,7 +658,7 @@ static inline Words sort_solve(const Task& task, const Words& prompt, int* lengt
 
 // Selection sort: each step swaps the smallest item of the unsorted rest (its first, if it
 // occurs more than once) with the rest's first item, which is the step's input:
-//     in M comp The minimum of the unsorted portion out E re [ M , F , F , O ]
+//     in M comp The minimum of the unsorted portion out E re [ M , F , F , N ]
 static inline std::vector<Step> sort_steps(const Task& task, const Words& prompt) {
     std::vector<std::string> items = read_sort(task, prompt);
     std::vector<Step> steps;
