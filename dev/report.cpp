@@ -301,8 +301,9 @@ static const char* const NOT_SETTING_FIELDS[] = {"task", "pe", "random-positions
 static const struct {
     const char* name;
     const char* before;
-} FIELDS_ADDED_LATER[] = {{"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"}, {"pad-to-multiple", "0"},
-                          {"precision", "fp32"}};
+} FIELDS_ADDED_LATER[] = {{"skip-nonfinite", "false"}, {"bos", "false"}, {"scratchpad", "none"}, {"reverse-digits", "false"},
+                          {"index-hints", "false"}, {"zero-pad", "false"}, {"cope-max", "0"}, {"sort-pool", "0"}, {"pack", "false"},
+                          {"pad-to-multiple", "0"}, {"precision", "fp32"}};
 
 // "precision": tf32 reads as fp32. Runs from before the field computed in one or the other (the
 // CPU in fp32, a GPU in tf32 by default) without saying which, so the two must be one setting
