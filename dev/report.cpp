@@ -73,11 +73,12 @@
    - How sure the ranking is, under the MRR table ("How sure"): the ranked columns drawn again
      10,000 times with replacement, each task's seeds alone and then the tasks too, with the
      central 90% of each method's MRR over the draws and the share of draws it leads
-     (redraw_columns); the summary prints those shares for every column. The draws are seeded,
-     so a sweep always gives the same report.
-   - Each task table also gives in how many of its ranked columns each method ranks first
-     (the MRR's rule, tie-break included), and the OOD per-token accuracy (teacher-forced, as the Chomsky-
-     hierarchy papers report it; results.json's "test_tokens"), "-" for runs from before it.
+     (redraw_columns); the summary prints those shares over all the columns. The draws are
+     seeded, so a sweep always gives the same report.
+   - Each task table also gives in how many of its ranked columns each method ranks first (the
+     MRR's rule, tie-break included), and the OOD per-token accuracy (teacher-forced, as the
+     Chomsky-hierarchy papers report it; results.json's "test_tokens"), "-" for runs from
+     before it.
 */
 #include <algorithm>
 #include <cctype>
@@ -884,12 +885,12 @@ static std::string redrawn_rows(const std::string& scope, const std::vector<Colu
 static std::string redrawn_section(const std::vector<Column>& columns, const std::vector<Method>& ranked, const std::set<std::string>& unlearned) {
     if (mean_reciprocal_rank(columns, ranked).columns < 2) return "";
     std::string md = "### How sure: the columns drawn again\n\n";
-    md += format_text("Three seeds a task are few. Each scope's ranked columns drawn again %d times, with replacement: first each "
-                      "task's seeds (the tasks as they are: how far training's noise alone moves the MRR), then the tasks and each "
-                      "drawn task's seeds (which tasks the benchmark holds is a draw too). For each, the central 90%% of a method's "
-                      "MRR over the draws and the share of draws in which its MRR is the highest (a tie for first shared). Drawing "
-                      "again from n seeds narrows the spread of their mean by sqrt((n - 1) / n), 0.82 for three, so the true "
-                      "intervals are if anything wider.\n\n",
+    md += format_text("An MRR is a mean over few columns: how far would it move with other seeds, or other tasks? Each scope's "
+                      "ranked columns are drawn again %d times with replacement: first each task's seeds, the tasks kept (training's "
+                      "noise alone), then the tasks and each drawn task's seeds (which tasks a benchmark holds is a draw too). The "
+                      "table gives the central 90%% of a method's MRRs over the draws and the share of draws in which its MRR is the "
+                      "highest (a tie for first shared). Drawing again from n seeds narrows the spread of their mean by "
+                      "sqrt((n - 1) / n), 0.82 for three, so the true intervals are if anything wider.\n\n",
                       REDRAWS);
     md += "| scope | method | MRR | seeds drawn again: 90% of draws | first in | tasks and seeds drawn again: 90% of draws | first in |\n"
           "|---|---|---|---|---|---|---|\n";
@@ -902,6 +903,17 @@ static std::string redrawn_section(const std::vector<Column>& columns, const std
 
 static std::string lengths_of(const std::map<int, Tally>& by_length) {
     return by_length.empty() ? "none" : format_text("%d-%d", by_length.begin()->first, by_length.rbegin()->first);
+}
+
+// by ranked method: the complete columns in which it ranks first (the tie-break included)
+static std::vector<int> columns_led(const std::vector<Column>& columns, size_t methods) {
+    std::vector<int> led(methods, 0);
+    for (const Column& c : columns)
+        if (complete(c)) {
+            std::vector<double> rr = reciprocal_ranks(c.ood);
+            for (size_t k = 0; k < methods; k++) led[k] += rr[k] == 1.0;
+        }
+    return led;
 }
 
 // a method's row of a task table, over its seeds; "" where the method has no run in the task.
@@ -949,12 +961,7 @@ static std::string group_section(const std::string& group, const std::vector<con
     md += "| method | OOD test accuracy (mean) | OOD min-max over seeds | ID valid accuracy (mean) | seeds | MRR in this task "
           "| first in (ranked seeds) | OOD per-token accuracy (mean) |\n";
     md += "|---|---|---|---|---|---|---|---|\n";
-    std::vector<int> first(ranked.size(), 0);
-    for (const Column& c : of_group)
-        if (complete(c)) {
-            std::vector<double> rr = reciprocal_ranks(c.ood);
-            for (size_t k = 0; k < ranked.size(); k++) first[k] += rr[k] == 1.0;
-        }
+    std::vector<int> first = columns_led(of_group, ranked.size());
     for (size_t k = 0; k < ranked.size(); k++) md += method_row(ranked[k], runs, m.of_method[k], first[k], m.columns);
     double id_majority = majority_of(runs, &SweepRun::valid_majority), ood_majority = majority_of(runs, &SweepRun::test_majority);
     if (!std::isnan(id_majority) && !std::isnan(ood_majority))
