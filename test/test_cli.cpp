@@ -492,7 +492,8 @@ static void test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline(void)
     std::string build = "cp Makefile *.h train.cu " + dir + " && make -s -C " + dir + " NVCC= CXXFLAGS='-O3 -march=x86-64' train > " + dir + "/make.txt 2>&1";
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, system(build.c_str()), read_file(dir + "/make.txt").c_str());
     const std::string run = " --task copy_cmc --steps 30 --eval-every 30 --train-size 256 --valid-size 32 --test-size 32 --train-max 6 --test-max 8"
-                            " --layers 1 --d-model 32 --heads 2 --d-ff 64 --batch 16 --dropout 0 --threads 1 --seed 5";
+                            " --layers 1 --d-model 32 --heads 2 --d-ff 64 --batch 16 --dropout 0 --threads 1 --seed 5"
+                            " --device cpu";  // where there is a GPU, ./train would run there (the baseline build has no GPU path)
     for (const char* flags : {"--pe rope --precision fp32 --attention simple", "--pe t5 --precision bf16 --attention fused",
                               "--pe alibi --precision bf16 --attention simple"}) {
         std::string native = dir + "/native", baseline = dir + "/baseline", what = flags;
