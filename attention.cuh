@@ -61,12 +61,12 @@ __global__ void merge_qkv_kernel(float* dqkv, const float* dq, const float* dk, 
     dqkv[to + 2 * C] = dv[i];
 }
 
-// out (B, T, C) <- heads (B, NH, T, HS)
-__global__ void merge_heads_kernel(float* out, const float* heads, int B, int T, int NH, int HS) {
+// out (B, T, C) <- heads (B, NH, T, HS), and out's bf16 twin out16 (or nullptr)
+__global__ void merge_heads_kernel(float* out, bf16* out16, const float* heads, int B, int T, int NH, int HS) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;  // heads[b,h,t,d]
     if (i >= (size_t)B * NH * T * HS) return;
     int d = i % HS, t = (i / HS) % T, h = (i / HS / T) % NH, b = (int)(i / HS / T / NH);
-    out[((size_t)b * T + t) * NH * HS + h * HS + d] = heads[i];
+    store_with_twin(out, out16, ((size_t)b * T + t) * NH * HS + h * HS + d, heads[i]);
 }
 
 // heads (B, NH, T, HS) <- x (B, T, C), in fp32 or rounded to bf16: the backward of merge_heads
@@ -251,9 +251,9 @@ inline void batched_gemm(cublasHandle_t cublas, cublasOperation_t op_a, cublasOp
 // attention_forward_gpu with the products' operands (q, k, v, and dropped: dropout(att)) in
 // buffers of their type: the workspace's fp32 ones, or its bf16 ones
 template <typename Operand>
-inline void attention_forward_with(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* bias, int planes, const Dropout& drop,
-                                   const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w, Operand* q, Operand* k, Operand* v,
-                                   Operand* dropped) {
+inline void attention_forward_with(cublasHandle_t cublas, float* out, bf16* out16, float* att, const float* qkv, const float* bias, int planes,
+                                   const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w, Operand* q,
+                                   Operand* k, Operand* v, Operand* dropped) {
     int HS = C / NH, heads = B * NH;
     long long head = (long long)T * HS, square = (long long)T * T;
     size_t n_heads = (size_t)heads * head;
@@ -266,18 +266,19 @@ inline void attention_forward_with(cublasHandle_t cublas, float* out, float* att
     launchCheck();
     // y (T, HS) = dropout(att) v
     batched_gemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, v, HS, head, dropped, T, square, 0.0f, w->y, HS, head, heads);
-    merge_heads_kernel<<<grid_for(n_heads), BLOCK>>>(out, w->y, B, T, NH, HS);
+    merge_heads_kernel<<<grid_for(n_heads), BLOCK>>>(out, out16, w->y, B, T, NH, HS);
     launchCheck();
 }
 
-// out (B, T, C) and att (B, NH, T, T) from qkv (B, T, 3C), whose q and k the PE has rotated,
-// and the bias planes (planes, NH, T, T), or nullptr for a PE without a score bias
-inline void attention_forward_gpu(cublasHandle_t cublas, float* out, float* att, const float* qkv, const float* bias, int planes,
+// out (B, T, C), its bf16 twin out16 (or nullptr) and att (B, NH, T, T) from qkv (B, T, 3C),
+// whose q and k the PE has rotated, and the bias planes (planes, NH, T, T), or nullptr for a PE
+// without a score bias
+inline void attention_forward_gpu(cublasHandle_t cublas, float* out, bf16* out16, float* att, const float* qkv, const float* bias, int planes,
                                   const Dropout& drop, const uint32_t* drop_key, int B, int T, int C, int NH, AttentionWorkspace* w) {
     if (w->precision == PRECISION_BF16)
-        attention_forward_with(cublas, out, att, qkv, bias, planes, drop, drop_key, B, T, C, NH, w, w->q16, w->k16, w->v16, w->dropped16);
+        attention_forward_with(cublas, out, out16, att, qkv, bias, planes, drop, drop_key, B, T, C, NH, w, w->q16, w->k16, w->v16, w->dropped16);
     else
-        attention_forward_with(cublas, out, att, qkv, bias, planes, drop, drop_key, B, T, C, NH, w, w->q, w->k, w->v, w->dropped);
+        attention_forward_with(cublas, out, out16, att, qkv, bias, planes, drop, drop_key, B, T, C, NH, w, w->q, w->k, w->v, w->dropped);
 }
 
 // attention_backward_gpu with the products' operands (q, k, v, dy, dropped: dropout(att), and
@@ -294,7 +295,7 @@ inline void attention_backward_with(cublasHandle_t cublas, float* dqkv, float* d
     launchCheck();
     split_heads_kernel<<<grid_for(n_heads), BLOCK>>>(dy, dout, B, T, NH, HS);
     launchCheck();
-    dropout_forward_kernel<<<grid_for((size_t)heads * square), BLOCK>>>(dropped, att, mask, (size_t)heads * square);
+    dropout_forward_kernel<<<grid_for((size_t)heads * square), BLOCK>>>(dropped, (bf16*)nullptr, att, mask, (size_t)heads * square);
     launchCheck();
     // de (T, T) = dy v^T;  dv (T, HS) = e^T dy
     batched_gemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, v, HS, head, dy, HS, head, 0.0f, w->ddropped, T, square, heads);

@@ -25,6 +25,11 @@ struct StepShape {
     bool operator<(const StepShape& o) const { return std::tie(B, T, positions, offsets, dropout) < std::tie(o.B, o.T, o.positions, o.offsets, o.dropout); }
 };
 
+// With --precision bf16, the activations a product reads, each with a bf16 twin that the kernel
+// making it writes (kernels.cuh says why). qkv's gradient has none: attention's backward writes
+// it and RoPE's then rotates it in place, so it is rounded into bf16_scratch before its product.
+static const ActId BF16_TWINS[] = {A_LN1, A_ATTY, A_LN2, A_FC_ACT, A_HEAD_IN, A_D_LOGITS, A_D_BRANCH, A_D_FC};
+
 struct GpuModel {
     ModelConfig config;
     Layout layout;
@@ -32,7 +37,9 @@ struct GpuModel {
     Precision precision;
     bool graphs = true;                       // training steps captured in CUDA graphs (--cuda-graphs)
     float *params, *grads, *adam_m, *adam_v;  // each layout.total long
-    Bf16Operands bf16_operands;               // bf16: the parameters' rounded copy and the scratch for the rest
+    bf16* params16 = nullptr;                 // bf16: the parameters' twin, laid out as params (made again by every update)
+    bf16* acts16[NUM_ACTS] = {};              // bf16: the twins of BF16_TWINS, laid out as acts; nullptr for the rest
+    bf16* bf16_scratch = nullptr;             // bf16: (B, T, 3C) qkv's gradient rounded for its product
     unsigned char* decays;                    // (layout.total) whether each element's tensor has weight decay
     float* acts[NUM_ACTS];                    // as the host Model's, one per row of ACTS
     AttentionWorkspace attention;
@@ -83,13 +90,15 @@ struct GpuModel {
         return p;
     }
 
-    // what the matrix products read besides the fp32 tensors: bf16's rounded operands, or nothing
-    const Bf16Operands* rounded() const { return precision == PRECISION_BF16 ? &bf16_operands : nullptr; }
     float* param(int id, int layer = 0) { return params + layout.at(id, layer); }
     float* grad(int id, int layer = 0) { return grads + layout.at(id, layer); }
-    float* act(int id, int layer = 0) {
-        return acts[id] + (ACTS[id].per_layer ? layer * act_numel(config, ACTS[id].shape, max_B, config.max_T) : 0);
-    }
+    float* act(int id, int layer = 0) { return acts[id] + act_offset(id, layer); }
+    // a tensor's bf16 twin, which products read in place of it; nullptr where it has none
+    bf16* param16(int id, int layer = 0) { return params16 ? params16 + layout.at(id, layer) : nullptr; }
+    bf16* act16(int id, int layer = 0) { return acts16[id] ? acts16[id] + act_offset(id, layer) : nullptr; }
+    size_t act_offset(int id, int layer) const { return ACTS[id].per_layer ? layer * act_numel(config, ACTS[id].shape, max_B, config.max_T) : 0; }
+    // an activation buffer's length, its layers' copies included
+    size_t act_buffer_numel(int id) const { return act_numel(config, ACTS[id].shape, max_B, config.max_T) * (ACTS[id].per_layer ? config.L : 1); }
 };
 
 // The GPU's tensors start at multiples of 32 floats (128 bytes), where the host packs them:
@@ -120,7 +129,7 @@ inline void gpu_download_set(std::vector<float>* host, const Layout& host_layout
 // host -> device and device -> host: parameters and AdamW state
 inline void gpu_upload(GpuModel* g, const Model& m) {
     gpu_upload_set(g->params, *g, m.params, m.layout);
-    if (g->rounded()) round_to_bf16_gpu(g->bf16_operands.params16, g->params, g->layout.total);
+    if (g->params16) round_to_bf16_gpu(g->params16, g->params, g->layout.total);
     gpu_upload_set(g->adam_m, *g, m.adam_m, m.layout);
     gpu_upload_set(g->adam_v, *g, m.adam_v, m.layout);
 }
@@ -192,12 +201,12 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     for (int id = 0; id < NUM_PARAMS; id++)
         for (int l = 0; l < param_copies(c, id); l++) std::fill_n(decays.begin() + g->layout.at(id, l), param_numel(c, id), PARAMS[id].decay);
     g->decays = g->upload(decays);
+    for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(g->act_buffer_numel(id));
     if (precision == PRECISION_BF16) {
-        // the scratch holds the largest operand rounded at use: an input (C or F wide), or an output's gradient (3C, F or V wide)
-        size_t widest = std::max({(size_t)3 * c.C, (size_t)c.F, (size_t)c.V});
-        g->bf16_operands = {g->params, g->alloc<bf16>(total), g->alloc<bf16>(BT * std::max(c.C, c.F)), g->alloc<bf16>(BT * widest)};
+        g->params16 = g->alloc<bf16>(total);
+        for (ActId id : BF16_TWINS) g->acts16[id] = g->alloc<bf16>(g->act_buffer_numel(id));
+        g->bf16_scratch = g->alloc<bf16>(BT * 3 * c.C);
     }
-    for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(act_numel(c, ACTS[id].shape, max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1));
     g->attention = gpu_attention_workspace(g, c, max_B);
     g->weight_partials = g->alloc<float>((BT + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK * c.C);
     g->norm_partials = g->alloc<double>(total / NORM_CHUNK + 1);
@@ -270,6 +279,8 @@ inline void gpu_forward_kernels(GpuModel* g, int B, int T, bool with_targets, co
     const int* pos = g->batch_positions;
     const int* offsets = g->batch_offsets;
     auto A = [&](int id, int l = 0) { return g->act(id, l); };
+    auto A16 = [&](int id, int l = 0) { return g->act16(id, l); };
+    auto W16 = [&](int id, int l = 0) { return g->param16(id, l); };
     auto key = [&](DropoutSite site, int l = 0) { return gpu_site_key(g, site, l); };
     cublasHandle_t cublas = g->cublas;
     int planes = planes_for(c, pos, B);
@@ -278,32 +289,30 @@ inline void gpu_forward_kernels(GpuModel* g, int B, int T, bool with_targets, co
     if (c.position_coupling) couple_positions_gpu(g->positions, g->tokens, offsets, g->is_digit, B, T);
     embedding_forward_gpu(A(A_RES_IN), g->tokens, pos, g->param(P_WTE), g->param(P_PE_TABLE), g->pe, B, T, C);
     if (c.abacus) abacus_forward_gpu(A(A_RES_IN), g->abacus_rows, g->tokens, offsets, g->param(P_ABACUS), g->is_digit, B, T, C);
-    dropout_forward_gpu(A(A_RES_IN), A(A_RES_IN), drop, key(SITE_EMBED), BT * C);
+    dropout_forward_gpu(A(A_RES_IN), nullptr, A(A_RES_IN), drop, key(SITE_EMBED), BT * C);
     for (int l = 0; l < c.L; l++) {
         float* res_in = A(A_RES_IN, l);
         float* res_mid = A(A_RES_MID, l);
         float* res_out = l + 1 < c.L ? A(A_RES_IN, l + 1) : A(A_RES_OUT);
         float* branch = A(A_BRANCH);
-        rmsnorm_forward_gpu(A(A_LN1, l), A(A_LN1_RSTD, l), res_in, g->param(P_LN1, l), BT, C);
-        matmul_forward_gpu(cublas, A(A_QKV, l), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C, g->rounded());
+        rmsnorm_forward_gpu(A(A_LN1, l), A16(A_LN1, l), A(A_LN1_RSTD, l), res_in, g->param(P_LN1, l), BT, C);
+        matmul_forward_gpu(cublas, A(A_QKV, l), A(A_LN1, l), A16(A_LN1, l), g->param(P_WQ, l), W16(P_WQ, l), BT, C, 3 * C);
         rotate_qk_forward_gpu(A(A_QKV, l), pos, g->pe, B, T, C, NH);
         // the bias planes: made once for every layer, or per layer from its own PE parameters
         if (bias && (l == 0 || c.pe_per_layer)) pe_bias_forward_gpu(A(A_PE_BIAS), g->param(P_PE_TABLE, l), pos, g->pe, planes, T, NH);
-        attention_forward_gpu(cublas, A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, key(SITE_ATTN_PROBS, l), B, T, C, NH,
-                              &g->attention);
-        matmul_forward_gpu(cublas, branch, A(A_ATTY, l), g->param(P_WO, l), BT, C, C, g->rounded());
-        dropout_forward_gpu(branch, branch, drop, key(SITE_ATTN_OUT, l), BT * C);
-        residual_forward_gpu(res_mid, res_in, branch, BT * C);
-        rmsnorm_forward_gpu(A(A_LN2, l), A(A_LN2_RSTD, l), res_mid, g->param(P_LN2, l), BT, C);
-        matmul_forward_gpu(cublas, A(A_FC, l), A(A_LN2, l), g->param(P_W1, l), BT, C, F, g->rounded());
-        relu_dropout_forward_gpu(A(A_FC_ACT, l), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_forward_gpu(cublas, branch, A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C, g->rounded());
-        dropout_forward_gpu(branch, branch, drop, key(SITE_FFN_OUT, l), BT * C);
-        residual_forward_gpu(res_out, res_mid, branch, BT * C);
+        attention_forward_gpu(cublas, A(A_ATTY, l), A16(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, drop, key(SITE_ATTN_PROBS, l), B, T,
+                              C, NH, &g->attention);
+        matmul_forward_gpu(cublas, branch, A(A_ATTY, l), A16(A_ATTY, l), g->param(P_WO, l), W16(P_WO, l), BT, C, C);
+        residual_dropout_forward_gpu(res_mid, res_in, branch, drop, key(SITE_ATTN_OUT, l), BT * C);
+        rmsnorm_forward_gpu(A(A_LN2, l), A16(A_LN2, l), A(A_LN2_RSTD, l), res_mid, g->param(P_LN2, l), BT, C);
+        matmul_forward_gpu(cublas, A(A_FC, l), A(A_LN2, l), A16(A_LN2, l), g->param(P_W1, l), W16(P_W1, l), BT, C, F);
+        relu_dropout_forward_gpu(A(A_FC_ACT, l), A16(A_FC_ACT, l), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
+        matmul_forward_gpu(cublas, branch, A(A_FC_ACT, l), A16(A_FC_ACT, l), g->param(P_W2, l), W16(P_W2, l), BT, F, C);
+        residual_dropout_forward_gpu(res_out, res_mid, branch, drop, key(SITE_FFN_OUT, l), BT * C);
     }
-    rmsnorm_forward_gpu(A(A_LNF), A(A_LNF_RSTD), A(A_RES_OUT), g->param(P_LNF), BT, C);
-    dropout_forward_gpu(A(A_HEAD_IN), A(A_LNF), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
-    matmul_forward_gpu(cublas, A(A_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V, g->rounded());
+    rmsnorm_forward_gpu(A(A_LNF), nullptr, A(A_LNF_RSTD), A(A_RES_OUT), g->param(P_LNF), BT, C);
+    dropout_forward_gpu(A(A_HEAD_IN), A16(A_HEAD_IN), A(A_LNF), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
+    matmul_forward_gpu(cublas, A(A_LOGITS), A(A_HEAD_IN), A16(A_HEAD_IN), g->param(P_WTE), W16(P_WTE), BT, C, V);
     if (with_targets) crossentropy_forward_gpu(A(A_LOGITS), g->targets, BT, V, g->losses, &g->step_results->loss_sum);
 }
 
@@ -332,6 +341,8 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
     int C = c.C, NH = c.NH, F = c.F, V = c.V;
     size_t BT = (size_t)B * T;
     auto A = [&](int id, int l = 0) { return g->act(id, l); };
+    auto A16 = [&](int id, int l = 0) { return g->act16(id, l); };
+    auto W16 = [&](int id, int l = 0) { return g->param16(id, l); };
     auto key = [&](DropoutSite site, int l = 0) { return gpu_site_key(g, site, l); };
     auto zeroed = [&](int id) {
         cudaCheck(cudaMemsetAsync(g->act(id), 0, act_numel(c, ACTS[id].shape, B, T) * sizeof(float), cudaStreamPerThread));
@@ -342,21 +353,25 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
     int planes = planes_for(c, pos, B);
     cudaCheck(cudaMemsetAsync(g->grads, 0, g->layout.total * sizeof(float), cudaStreamPerThread));
 
-    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, &g->step_inputs->inverse_count);
-    matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A(A_HEAD_IN), g->param(P_WTE), BT, C, V, g->rounded());
-    dropout_backward_gpu(zeroed(A_D_LN), A(A_D_HEAD_IN), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
+    crossentropy_backward_gpu(zeroed(A_D_LOGITS), A16(A_D_LOGITS), A(A_LOGITS), g->targets, BT, V, &g->step_inputs->inverse_count);
+    matmul_backward_gpu(cublas, zeroed(A_D_HEAD_IN), g->grad(P_WTE), A(A_D_LOGITS), A16(A_D_LOGITS), A(A_HEAD_IN), A16(A_HEAD_IN), g->param(P_WTE),
+                        W16(P_WTE), BT, C, V);
+    dropout_backward_gpu(zeroed(A_D_LN), nullptr, A(A_D_HEAD_IN), drop, key(SITE_FINAL), BT * C, (float)(1.0 / sqrt(C)));
     rmsnorm_backward_gpu(zeroed(A_D_RES), g->grad(P_LNF), A(A_D_LN), A(A_RES_OUT), g->param(P_LNF), A(A_LNF_RSTD), BT, C, g->weight_partials);
     float* dbias = pe_has_score_bias(c.pe) ? zeroed(A_D_PE_BIAS) : nullptr;  // the layers that read one PE tensor add their parts
     for (int l = c.L - 1; l >= 0; l--) {
         // feed-forward block
-        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_FFN_OUT, l), BT * C);
-        matmul_backward_gpu(cublas, zeroed(A_D_FC_ACT), g->grad(P_W2, l), A(A_D_BRANCH), A(A_FC_ACT, l), g->param(P_W2, l), BT, F, C, g->rounded());
-        relu_dropout_backward_gpu(zeroed(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_W1, l), A(A_D_FC), A(A_LN2, l), g->param(P_W1, l), BT, C, F, g->rounded());
+        dropout_backward_gpu(zeroed(A_D_BRANCH), A16(A_D_BRANCH), A(A_D_RES), drop, key(SITE_FFN_OUT, l), BT * C);
+        matmul_backward_gpu(cublas, zeroed(A_D_FC_ACT), g->grad(P_W2, l), A(A_D_BRANCH), A16(A_D_BRANCH), A(A_FC_ACT, l), A16(A_FC_ACT, l),
+                            g->param(P_W2, l), W16(P_W2, l), BT, F, C);
+        relu_dropout_backward_gpu(zeroed(A_D_FC), A16(A_D_FC), A(A_D_FC_ACT), A(A_FC, l), drop, key(SITE_FFN_HIDDEN, l), BT * F);
+        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_W1, l), A(A_D_FC), A16(A_D_FC), A(A_LN2, l), A16(A_LN2, l), g->param(P_W1, l),
+                            W16(P_W1, l), BT, C, F);
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN2, l), A(A_D_LN), A(A_RES_MID, l), g->param(P_LN2, l), A(A_LN2_RSTD, l), BT, C, g->weight_partials);
         // attention block
-        dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_ATTN_OUT, l), BT * C);
-        matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A(A_ATTY, l), g->param(P_WO, l), BT, C, C, g->rounded());
+        dropout_backward_gpu(zeroed(A_D_BRANCH), A16(A_D_BRANCH), A(A_D_RES), drop, key(SITE_ATTN_OUT, l), BT * C);
+        matmul_backward_gpu(cublas, zeroed(A_D_ATTY), g->grad(P_WO, l), A(A_D_BRANCH), A16(A_D_BRANCH), A(A_ATTY, l), A16(A_ATTY, l),
+                            g->param(P_WO, l), W16(P_WO, l), BT, C, C);
         attention_backward_gpu(cublas, A(A_D_QKV), A(A_D_SCORES), A(A_D_ATTY), A(A_QKV, l), A(A_ATT, l), drop, key(SITE_ATTN_PROBS, l), B, T, C, NH,
                                &g->attention);
         if (pe_has_score_bias(c.pe)) {
@@ -369,10 +384,12 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
             }
         }
         rotate_qk_backward_gpu(A(A_D_QKV), pos, g->pe, B, T, C, NH);
-        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), A(A_LN1, l), g->param(P_WQ, l), BT, C, 3 * C, g->rounded());
+        const bf16* dqkv16 = g->bf16_scratch ? round_to_bf16_gpu(g->bf16_scratch, A(A_D_QKV), BT * 3 * C) : nullptr;
+        matmul_backward_gpu(cublas, zeroed(A_D_LN), g->grad(P_WQ, l), A(A_D_QKV), dqkv16, A(A_LN1, l), A16(A_LN1, l), g->param(P_WQ, l),
+                            W16(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN1, l), A(A_D_LN), A(A_RES_IN, l), g->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C, g->weight_partials);
     }
-    dropout_backward_gpu(zeroed(A_D_BRANCH), A(A_D_RES), drop, key(SITE_EMBED), BT * C);
+    dropout_backward_gpu(zeroed(A_D_BRANCH), nullptr, A(A_D_RES), drop, key(SITE_EMBED), BT * C);
     embedding_backward_gpu(g->grad(P_WTE), g->grad(P_PE_TABLE), A(A_D_BRANCH), g->tokens, pos, g->pe, B, T, C, V);
     if (c.abacus) abacus_backward_gpu(g->grad(P_ABACUS), A(A_D_BRANCH), g->abacus_rows, B, T, C, abacus_rows(c.max_T));
 }
@@ -397,27 +414,22 @@ inline void gpu_set_adamw_inputs(GpuModel* g, const OptimConfig& o, double lr, i
     g->inputs.beta1 = o.beta1, g->inputs.beta2 = o.beta2, g->inputs.eps = o.eps;
 }
 
-// clipping's and AdamW's kernels: the norm into step_results, then the update, which does nothing
-// when the loss or the norm is not finite
+// clipping's and AdamW's kernels: the norm into step_results, then the update with the gradients
+// clipped as it reads them, which does nothing when the loss or the norm is not finite
 inline void gpu_update_kernels(GpuModel* g) {
     size_t n = g->layout.total;
-    clip_gradients_gpu(g->grads, n, g->step_inputs, g->norm_partials, g->step_results);
-    adamw_gpu(g->params, g->bf16_operands.params16, g->grads, g->adam_m, g->adam_v, g->decays, n, g->step_inputs, g->step_results);
+    gradient_norm_gpu(g->grads, n, g->norm_partials, g->step_results);
+    adamw_gpu(g->params, g->params16, g->grads, g->adam_m, g->adam_v, g->decays, n, g->step_inputs, g->step_results);
 }
 
-// clip_gradients of model.h on the GPU: returns the gradient norm before clipping
-inline double gpu_clip_gradients(GpuModel* g, double max_norm) {
+// clip_gradients (to max_norm) and adamw_update of model.h on the GPU, every tensor in one
+// launch: returns the gradient norm before clipping
+inline double gpu_clip_and_update(GpuModel* g, double max_norm, const OptimConfig& o, double lr, int t) {
     g->inputs.max_norm = max_norm;
-    gpu_write_inputs(g);
-    clip_gradients_gpu(g->grads, g->layout.total, g->step_inputs, g->norm_partials, g->step_results);
-    return gpu_results(g).norm;
-}
-
-// adamw_update of model.h on the GPU, every tensor in one launch
-inline void gpu_adamw_update(GpuModel* g, const OptimConfig& o, double lr, int t) {
     gpu_set_adamw_inputs(g, o, lr, t);
     gpu_write_inputs(g);
-    adamw_gpu(g->params, g->bf16_operands.params16, g->grads, g->adam_m, g->adam_v, g->decays, g->layout.total, g->step_inputs, g->step_results);
+    gpu_update_kernels(g);
+    return gpu_results(g).norm;
 }
 
 // Runs `kernels` (a step's launches on this thread's stream) as the graph captured for `shape`:

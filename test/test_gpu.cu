@@ -75,6 +75,28 @@ static std::vector<float> random_floats(size_t n, uint64_t seed, double scale = 
 
 static const Dropout TEST_DROPOUT = {0.1f, 99, 4};
 
+// whether two tensor sets hold the same bits (NaNs included)
+static bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// a device buffer of n bf16 NaNs (all bits set): an element its kernel does not write stays NaN
+static Device<bf16> poisoned_bf16(size_t n) {
+    __nv_bfloat16_raw all_ones;
+    all_ones.x = 0xffff;
+    return Device<bf16>(std::vector<bf16>(n, bf16(all_ones)));
+}
+
+// every element of a bf16 twin is its tensor's element rounded (model.h's round_to_bf16)
+static void check_twin(const Device<float>& x, const Device<bf16>& x16, const char* name) {
+    std::vector<float> values = x.host();
+    std::vector<bf16> twin = x16.host();
+    TEST_ASSERT_MESSAGE(values.size() == twin.size(), name);
+    for (size_t i = 0; i < values.size(); i++)
+        if (!(__bfloat162float(twin[i]) == round_to_bf16(values[i])))
+            TEST_FAIL_MESSAGE((std::string(name) + ": twin element " + std::to_string(i) + " is not its tensor's element rounded").c_str());
+}
+
 // ----------------------------------------------------------------------------
 // kernels
 
@@ -136,11 +158,13 @@ static void test_rmsnorm_matches_cpu(void) {
     std::vector<float> x = random_floats(N * C, 5), w = random_floats(C, 6), dout = random_floats(N * C, 7);
     std::vector<float> out(N * C), rstd(N), dx = random_floats(N * C, 8), dw = random_floats(C, 9);
     Device<float> d_x(x), d_w(w), d_dout(dout), d_out(out), d_rstd(rstd), d_dx(dx), d_dw(dw), partials{std::vector<float>(2 * C)};
+    Device<bf16> d_out16 = poisoned_bf16(out.size());
     rmsnorm_forward(out.data(), rstd.data(), x.data(), w.data(), N, C);
     rmsnorm_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), rstd.data(), N, C);
-    rmsnorm_forward_gpu(d_out.ptr, d_rstd.ptr, d_x.ptr, d_w.ptr, N, C);
+    rmsnorm_forward_gpu(d_out.ptr, d_out16.ptr, d_rstd.ptr, d_x.ptr, d_w.ptr, N, C);
     rmsnorm_backward_gpu(d_dx.ptr, d_dw.ptr, d_dout.ptr, d_x.ptr, d_w.ptr, d_rstd.ptr, N, C, partials.ptr);
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), "rmsnorm out");
+    check_twin(d_out, d_out16, "rmsnorm out");
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, rstd.data(), d_rstd.host().data(), rstd.size(), "rstd");
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dx.data(), d_dx.host().data(), dx.size(), "dx");
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dw.data(), d_dw.host().data(), dw.size(), "dweight");
@@ -157,8 +181,8 @@ static void test_matmul_matches_cpu_in_fp32_and_tf32(void) {
         Cublas cublas(p);
         matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);  // the CPU's exact fp32, for both
         matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
-        matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, d_w.ptr, N, C, OC);
-        matmul_backward_gpu(cublas.handle, d_dx.ptr, d_dw.ptr, d_dout.ptr, d_x.ptr, d_w.ptr, N, C, OC);
+        matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, nullptr, d_w.ptr, nullptr, N, C, OC);
+        matmul_backward_gpu(cublas.handle, d_dx.ptr, d_dw.ptr, d_dout.ptr, nullptr, d_x.ptr, nullptr, d_w.ptr, nullptr, N, C, OC);
         std::string name = PRECISION_NAMES[p];
         TEST_ASSERT_TENSOR_CLOSE(atol, rtol, out.data(), d_out.host().data(), out.size(), (name + " out").c_str());
         TEST_ASSERT_TENSOR_CLOSE(atol, rtol, dx.data(), d_dx.host().data(), dx.size(), (name + " dx").c_str());
@@ -176,23 +200,24 @@ static double largest_difference(const float* a, const float* b, size_t n) {
     return largest;
 }
 
-// bf16: the weight's rounded copy made as gpu_upload makes it, the input's and the output
-// gradient's in the scratch buffers, against the CPU's bf16; and not what fp32 products give
+// bf16: the operands' twins rounded on the GPU, against the CPU's bf16; and not what fp32
+// products give
 static void test_matmul_matches_cpu_in_bf16(void) {
     REQUIRE_GPU();
     const int N = 50, C = 64, OC = 48;
     std::vector<float> x = random_floats(N * C, 10), w = random_floats(OC * C, 11), dout = random_floats(N * OC, 12);
     std::vector<float> out(N * OC), fp32_out(N * OC), dx = random_floats(N * C, 13), dw = random_floats(OC * C, 14);
     Device<float> d_x(x), d_w(w), d_dout(dout), d_out(out), d_dx(dx), d_dw(dw);
-    Device<bf16> w16 = bf16_buffer(w.size()), activation = bf16_buffer(N * C), gradient = bf16_buffer(N * OC);
+    Device<bf16> w16 = bf16_buffer(w.size()), x16 = bf16_buffer(x.size()), dout16 = bf16_buffer(dout.size());
     round_to_bf16_gpu(w16.ptr, d_w.ptr, w.size());
-    Bf16Operands rounded{d_w.ptr, w16.ptr, activation.ptr, gradient.ptr};
+    round_to_bf16_gpu(x16.ptr, d_x.ptr, x.size());
+    round_to_bf16_gpu(dout16.ptr, d_dout.ptr, dout.size());
     Cublas cublas(PRECISION_BF16);
     matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_BF16);
     matmul_forward(fp32_out.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
     matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC, PRECISION_BF16);
-    matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, d_w.ptr, N, C, OC, &rounded);
-    matmul_backward_gpu(cublas.handle, d_dx.ptr, d_dw.ptr, d_dout.ptr, d_x.ptr, d_w.ptr, N, C, OC, &rounded);
+    matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, x16.ptr, d_w.ptr, w16.ptr, N, C, OC);
+    matmul_backward_gpu(cublas.handle, d_dx.ptr, d_dw.ptr, d_dout.ptr, dout16.ptr, d_x.ptr, x16.ptr, d_w.ptr, w16.ptr, N, C, OC);
     std::vector<float> gpu_out = d_out.host();
     TEST_ASSERT_TENSOR_CLOSE(BF16_KERNEL_ATOL, BF16_KERNEL_RTOL, out.data(), gpu_out.data(), out.size(), "bf16 out");
     TEST_ASSERT_TENSOR_CLOSE(BF16_KERNEL_ATOL, BF16_KERNEL_RTOL, dx.data(), d_dx.host().data(), dx.size(), "bf16 dx");
@@ -200,24 +225,28 @@ static void test_matmul_matches_cpu_in_bf16(void) {
     TEST_ASSERT_GREATER_THAN(100 * BF16_KERNEL_ATOL, largest_difference(fp32_out.data(), gpu_out.data(), out.size()));
 }
 
+// each with its bf16 twin written; the residual joined by the dropped branch in one kernel, to
+// the bit of model.h's two steps
 static void test_dropout_relu_and_residual_match_cpu(void) {
     REQUIRE_GPU();
     const size_t n = 5000;
     uint32_t key = TEST_DROPOUT.key(SITE_FFN_HIDDEN, 2);
     std::vector<float> x = random_floats(n, 15), y = random_floats(n, 16), dout = random_floats(n, 17);
-    std::vector<float> out(n), relu(n), sum(n), dx = random_floats(n, 18), dx_relu = random_floats(n, 19);
+    std::vector<float> out(n), relu(n), dropped(n), sum(n), dx = random_floats(n, 18), dx_relu = random_floats(n, 19);
     Device<float> d_x(x), d_y(y), d_dout(dout), d_out(out), d_relu(relu), d_sum(sum), d_dx(dx), d_dx_relu(dx_relu);
+    Device<bf16> d_out16 = poisoned_bf16(n), d_relu16 = poisoned_bf16(n), d_dx16 = poisoned_bf16(n), d_dx_relu16 = poisoned_bf16(n);
     Device<uint32_t> d_key{std::vector<uint32_t>{key}};  // the GPU reads the site's key from device memory
     dropout_forward(out.data(), x.data(), TEST_DROPOUT, key, n, 0.5f);
     dropout_backward(dx.data(), dout.data(), TEST_DROPOUT, key, n, 0.5f);
     relu_dropout_forward(relu.data(), x.data(), TEST_DROPOUT, key, n);
     relu_dropout_backward(dx_relu.data(), dout.data(), x.data(), TEST_DROPOUT, key, n);
-    residual_forward(sum.data(), x.data(), y.data(), n);
-    dropout_forward_gpu(d_out.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n, 0.5f);
-    dropout_backward_gpu(d_dx.ptr, d_dout.ptr, TEST_DROPOUT, d_key.ptr, n, 0.5f);
-    relu_dropout_forward_gpu(d_relu.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n);
-    relu_dropout_backward_gpu(d_dx_relu.ptr, d_dout.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n);
-    residual_forward_gpu(d_sum.ptr, d_x.ptr, d_y.ptr, n);
+    dropout_forward(dropped.data(), y.data(), TEST_DROPOUT, key, n);
+    residual_forward(sum.data(), x.data(), dropped.data(), n);
+    dropout_forward_gpu(d_out.ptr, d_out16.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n, 0.5f);
+    dropout_backward_gpu(d_dx.ptr, d_dx16.ptr, d_dout.ptr, TEST_DROPOUT, d_key.ptr, n, 0.5f);
+    relu_dropout_forward_gpu(d_relu.ptr, d_relu16.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n);
+    relu_dropout_backward_gpu(d_dx_relu.ptr, d_dx_relu16.ptr, d_dout.ptr, d_x.ptr, TEST_DROPOUT, d_key.ptr, n);
+    residual_dropout_forward_gpu(d_sum.ptr, d_x.ptr, d_y.ptr, TEST_DROPOUT, d_key.ptr, n);
     // the masks are integer hashes: the same elements are dropped on both devices
     std::vector<float> gpu_out = d_out.host();
     for (size_t i = 0; i < n; i++) TEST_ASSERT_EQUAL_INT(out[i] == 0, gpu_out[i] == 0);
@@ -225,7 +254,11 @@ static void test_dropout_relu_and_residual_match_cpu(void) {
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dx.data(), d_dx.host().data(), n, "dropout dx");
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, relu.data(), d_relu.host().data(), n, "relu_dropout out");
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dx_relu.data(), d_dx_relu.host().data(), n, "relu_dropout dx");
-    TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, sum.data(), d_sum.host().data(), n, "residual");
+    TEST_ASSERT_MESSAGE(same_bits(sum, d_sum.host()), "residual joined by the dropped branch: not model.h's bits");
+    check_twin(d_out, d_out16, "dropout out");
+    check_twin(d_dx, d_dx16, "dropout dx");
+    check_twin(d_relu, d_relu16, "relu_dropout out");
+    check_twin(d_dx_relu, d_dx_relu16, "relu_dropout dx");
 }
 
 static void test_crossentropy_matches_cpu(void) {
@@ -235,6 +268,7 @@ static void test_crossentropy_matches_cpu(void) {
     for (int n = 0; n < N; n++) targets[n] = n % 3 == 0 ? -1 : (n * 7) % V;
     std::vector<float> z = random_floats(N * V, 20, 3.0), dz = random_floats(N * V, 21);
     Device<float> d_z(z), d_dz(dz), d_losses{std::vector<float>(N)};
+    Device<bf16> d_dz16 = poisoned_bf16(dz.size());
     Device<int> d_targets(targets);
     Device<double> d_loss_sum{std::vector<double>(1)};
     double loss = crossentropy_forward(z.data(), targets.data(), N, V);
@@ -243,10 +277,11 @@ static void test_crossentropy_matches_cpu(void) {
     crossentropy_backward(dz.data(), z.data(), targets.data(), N, V, count);
     Device<float> d_inverse_count{std::vector<float>{1.0f / count}};
     crossentropy_forward_gpu(d_z.ptr, d_targets.ptr, N, V, d_losses.ptr, d_loss_sum.ptr);
-    crossentropy_backward_gpu(d_dz.ptr, d_z.ptr, d_targets.ptr, N, V, d_inverse_count.ptr);
+    crossentropy_backward_gpu(d_dz.ptr, d_dz16.ptr, d_z.ptr, d_targets.ptr, N, V, d_inverse_count.ptr);
     double gpu_loss = d_loss_sum.host()[0] / count;  // the mean, as the host takes it from the sum
     TEST_ASSERT_DOUBLE_WITHIN(KERNEL_RTOL * loss, loss, gpu_loss);
     TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dz.data(), d_dz.host().data(), dz.size(), "dlogits");
+    check_twin(d_dz, d_dz16, "dlogits (rows without a target too)");
 }
 
 // the PEs with GPU kernels: every one but CoPE, whose bias is read from each layer's q and k
@@ -287,6 +322,8 @@ static void attention_on_both(PEKind kind, bool drawn, Precision precision, Atte
     std::vector<float> bias((size_t)planes * NH * T * T, 0), dbias(bias.size(), 0);
     Device<float> d_qkv(r.qkv), d_table(table), d_dout(dout), d_out(r.out), d_att(r.att), d_dqkv(r.dqkv), d_dscores(r.dscores), d_dtable(r.dtable);
     Device<float> d_bias(bias), d_dbias(dbias);
+    Device<bf16> d_out16 = poisoned_bf16(r.out.size());  // in bf16, the output's twin, which Wo's product reads
+    bf16* out16 = precision == PRECISION_BF16 ? d_out16.ptr : nullptr;
     Device<int> d_positions(positions);
     const int* d_at = drawn ? d_positions.ptr : nullptr;
 
@@ -301,7 +338,9 @@ static void attention_on_both(PEKind kind, bool drawn, Precision precision, Atte
 
     if (biased) pe_bias_forward_gpu(d_bias.ptr, d_table.ptr, d_at, pe, planes, T, NH);
     rotate_qk_forward_gpu(d_qkv.ptr, d_at, pe, B, T, C, NH);
-    attention_forward_gpu(cublas.handle, d_out.ptr, d_att.ptr, d_qkv.ptr, biased ? d_bias.ptr : nullptr, planes, TEST_DROPOUT, d_key.ptr, B, T, C, NH, &w);
+    attention_forward_gpu(cublas.handle, d_out.ptr, out16, d_att.ptr, d_qkv.ptr, biased ? d_bias.ptr : nullptr, planes, TEST_DROPOUT, d_key.ptr, B, T,
+                          C, NH, &w);
+    if (out16) check_twin(d_out, d_out16, "attention out");
     attention_backward_gpu(cublas.handle, d_dqkv.ptr, d_dscores.ptr, d_dout.ptr, d_qkv.ptr, d_att.ptr, TEST_DROPOUT, d_key.ptr, B, T, C, NH, &w);
     if (biased) {
         pe_bias_plane_backward_gpu(d_dbias.ptr, d_dscores.ptr, planes, B, T, NH);
@@ -413,8 +452,7 @@ static void test_adamw_and_clipping_match_cpu(void) {
     o.steps = 100;
     double norm = clip_gradients(&s.cpu, 1.0);
     adamw_update(&s.cpu, o, 1e-3, 7);
-    double gpu_norm = gpu_clip_gradients(&g, 1.0);
-    gpu_adamw_update(&g, o, 1e-3, 7);
+    double gpu_norm = gpu_clip_and_update(&g, 1.0, o, 1e-3, 7);
     TEST_ASSERT_GREATER_THAN(1.0, norm);  // large enough to be clipped
     TEST_ASSERT_DOUBLE_WITHIN(1e-6 * norm, norm, gpu_norm);
     Model back = s.cpu;
@@ -434,16 +472,19 @@ static std::vector<float> gpu_grads(const GpuModel& g, const Model& cpu) {
     return out;
 }
 
-// Every activation buffer, and attention's workspace, filled with NaNs (all bits set, in fp32 and
-// in bf16): a step that reads a value it did not write first then carries a NaN into its loss or
+// Every activation buffer and its bf16 twin, the bf16 scratch, and attention's workspace, filled
+// with NaNs (all bits set, in fp32 and in bf16): a step that reads a value it did not write first then carries a NaN into its loss or
 // gradients
 static void poison_activations(GpuModel* g) {
     const ModelConfig& c = g->config;
     auto poison = [](void* buffer, size_t bytes) {
         if (buffer) cudaCheck(cudaMemset(buffer, 0xff, bytes));
     };
-    for (int id = 0; id < NUM_ACTS; id++)
-        poison(g->acts[id], act_numel(c, ACTS[id].shape, g->max_B, c.max_T) * (ACTS[id].per_layer ? c.L : 1) * sizeof(float));
+    for (int id = 0; id < NUM_ACTS; id++) {
+        poison(g->acts[id], g->act_buffer_numel(id) * sizeof(float));
+        poison(g->acts16[id], g->act_buffer_numel(id) * sizeof(bf16));
+    }
+    poison(g->bf16_scratch, (size_t)g->max_B * c.max_T * 3 * c.C * sizeof(bf16));
     AttentionWorkspace& w = g->attention;  // as gpu_attention_workspace sizes it
     size_t heads = (size_t)g->max_B * c.max_T * c.C, squares = act_numel(c, S_BNHTT, g->max_B, c.max_T);
     for (float* buffer : {w.q, w.k, w.v, w.y, w.dq, w.dk, w.dv}) poison(buffer, heads * sizeof(float));
@@ -526,7 +567,7 @@ static size_t stale_bf16_copies(const GpuModel& g, std::vector<float>* params) {
     std::vector<bf16> copy(n);
     params->resize(n);
     cudaCheck(cudaMemcpy(params->data(), g.params, n * sizeof(float), cudaMemcpyDeviceToHost));
-    cudaCheck(cudaMemcpy(copy.data(), g.bf16_operands.params16, n * sizeof(bf16), cudaMemcpyDeviceToHost));
+    cudaCheck(cudaMemcpy(copy.data(), g.params16, n * sizeof(bf16), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < n; i++) stale += __bfloat162float(copy[i]) != round_to_bf16((*params)[i]);
     return stale;
 }
@@ -547,7 +588,7 @@ static void test_bf16_weights_follow_every_update(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, (int)stale_bf16_copies(g, &before), "stale bf16 copies after the upload");
     OptimConfig o;
     o.steps = 10;
-    gpu_adamw_update(&g, o, 1e-2, 1);
+    gpu_clip_and_update(&g, 1.0, o, 1e-2, 1);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, (int)stale_bf16_copies(g, &after), "stale bf16 copies after an update");
     TEST_ASSERT_MESSAGE(after != before, "the update changed no parameter");
 }
@@ -738,11 +779,6 @@ static void test_captured_steps_repeat_uncaptured_ones_bit_for_bit(void) {
         TEST_ASSERT_MESSAGE(norms[0] == norms[1], (name + ": a captured step's gradient norm differs from the uncaptured one's").c_str());
         TEST_ASSERT_MESSAGE(params[0] == params[1], (name + ": captured steps left other parameters than uncaptured ones").c_str());
     }
-}
-
-// whether two tensor sets hold the same bits (NaNs included)
-static bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // A replayed step whose loss is not finite leaves the parameters and AdamW state as they were:

@@ -160,7 +160,8 @@ int main(int argc, char** argv) {
                 attention_forward_kernel3<64><<<grid, ROWS3 * WARP>>>(d_out, d_lse, d_qkv, d_table, nullptr, pe, DropoutMask(drop, d_key), B, T, NH);
                 launchCheck();
             } else {
-                attention_forward_gpu(cublas, d_out, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, d_key, B, T, C, NH, &w);
+                attention_forward_gpu(cublas, d_out, nullptr, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, d_key, B, T, C, NH,
+                                      &w);
             }
         };
         if (pe_has_score_bias(a.pe)) pe_bias_forward_gpu(d_bias, d_table, nullptr, pe, 1, T, NH);
