@@ -153,12 +153,14 @@ struct DropoutMask {
 
 // ----------------------------------------------------------------------------
 // bf16 operands (--precision bf16). A product reads its operands rounded to bfloat16, as the
-// CPU's operand() rounds them, and sums in fp32. Every tensor stays fp32 here as there; one that
-// a product reads has a bf16 twin beside it, its values rounded, which the kernel making the
-// tensor writes as it writes them (the launchers' `out16`-style arguments; nullptr in fp32 and
-// tf32, and where no product reads the tensor). The weights' twin is made again by every update
-// (adamw_kernel, gpu_upload). Writing a twin costs its 2 bytes an element; rounding the finished
-// tensor in a pass of its own cost 6 (4 read, 2 written), which was 18% of a bf16 step.
+// CPU's operand() rounds them, and sums in fp32. A tensor that a product reads has a bf16 twin,
+// its values rounded, which the kernel making the tensor writes as it makes them (the launchers'
+// `out16`-style arguments; nullptr in fp32 and tf32, and where no product reads the tensor).
+// Where nothing but products reads a tensor, the twin is all there is: the fp32 tensor's pointer
+// is nullptr and its kernel writes the twin alone (model.cuh's BF16_TWINS); a gradient that is
+// kept so starts from 0, as the backward's zeroed buffers do. The weights' twin is made again by
+// every update (adamw_kernel, gpu_upload). Writing a twin costs its 2 bytes an element; rounding
+// the finished tensor in a pass of its own cost 6 (4 read, 2 written), 18% of a bf16 step.
 
 typedef __nv_bfloat16 bf16;
 
@@ -167,11 +169,14 @@ typedef __nv_bfloat16 bf16;
 __device__ inline void store(float* at, float x) { *at = x; }
 __device__ inline void store(bf16* at, float x) { *at = __float2bfloat16_rn(x); }
 
-// out[i] = x, and its twin out16[i] = x rounded where the tensor has one (out16 not nullptr)
+// out[i] = x where the tensor is kept in fp32, and its twin out16[i] = x rounded where it has one
+// (each pointer may be nullptr)
 __device__ inline void store_with_twin(float* out, bf16* out16, size_t i, float x) {
-    out[i] = x;
+    if (out) out[i] = x;
     if (out16) store(out16 + i, x);
 }
+// a gradient's value before a kernel adds into it: 0 for one kept in bf16 alone (d is nullptr)
+__device__ inline float gradient_so_far(const float* d, size_t i) { return d ? d[i] : 0.0f; }
 
 __global__ void round_to_bf16_kernel(bf16* out, const float* inp, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -194,7 +199,7 @@ __global__ void dropout_forward_kernel(Out* out, bf16* out16, const float* inp, 
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
     float x = inp[i] * mask.factor(i);
-    store(out + i, x);
+    if (out) store(out + i, x);
     if (out16) store(out16 + i, x);
 }
 inline void dropout_forward_gpu(float* out, bf16* out16, const float* inp, const Dropout& d, const uint32_t* key, size_t n, float s = 1) {
@@ -204,7 +209,7 @@ inline void dropout_forward_gpu(float* out, bf16* out16, const float* inp, const
 
 __global__ void dropout_backward_kernel(float* dinp, bf16* dinp16, const float* dout, DropoutMask mask, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n) store_with_twin(dinp, dinp16, i, dinp[i] + dout[i] * mask.factor(i));
+    if (i < n) store_with_twin(dinp, dinp16, i, gradient_so_far(dinp, i) + dout[i] * mask.factor(i));
 }
 inline void dropout_backward_gpu(float* dinp, bf16* dinp16, const float* dout, const Dropout& d, const uint32_t* key, size_t n, float s = 1) {
     dropout_backward_kernel<<<grid_for(n), BLOCK>>>(dinp, dinp16, dout, DropoutMask(d, key, s), n);
@@ -224,7 +229,7 @@ inline void relu_dropout_forward_gpu(float* out, bf16* out16, const float* inp, 
 __global__ void relu_dropout_backward_kernel(float* dinp, bf16* dinp16, const float* dout, const float* inp, DropoutMask mask, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float dx = dinp[i];
+    float dx = gradient_so_far(dinp, i);
     if (inp[i] > 0) dx += dout[i] * mask.factor(i);
     store_with_twin(dinp, dinp16, i, dx);
 }
@@ -522,17 +527,17 @@ __global__ void crossentropy_backward_kernel(float* dlogits, bf16* dlogits16, co
                                              const float* inverse_count) {
     size_t n = warp_index();
     if (n >= N) return;
-    float* dz = dlogits + n * V;
-    bf16* dz16 = dlogits16 ? dlogits16 + n * V : nullptr;
+    size_t row = n * V;
     if (targets[n] < 0) {
-        if (dz16)
-            for (int v = lane(); v < V; v += WARP) store(dz16 + v, dz[v]);
+        if (dlogits16)
+            for (int v = lane(); v < V; v += WARP) store(dlogits16 + row + v, gradient_so_far(dlogits, row + v));
         return;
     }
-    const float* z = logits + n * V;
+    const float* z = logits + row;
     float max, sum;
     softmax_stats(z, V, &max, &sum);
-    for (int v = lane(); v < V; v += WARP) store_with_twin(dz, dz16, v, dz[v] + (expf(z[v] - max) / sum - (v == targets[n])) * *inverse_count);
+    for (int v = lane(); v < V; v += WARP)
+        store_with_twin(dlogits, dlogits16, row + v, gradient_so_far(dlogits, row + v) + (expf(z[v] - max) / sum - (v == targets[n])) * *inverse_count);
 }
 // inverse_count: 1 / crossentropy_backward's count, in device memory (it changes from batch to batch)
 inline void crossentropy_backward_gpu(float* dlogits, bf16* dlogits16, const float* logits, const int* targets, size_t N, int V,

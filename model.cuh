@@ -25,10 +25,18 @@ struct StepShape {
     bool operator<(const StepShape& o) const { return std::tie(B, T, positions, offsets, dropout) < std::tie(o.B, o.T, o.positions, o.offsets, o.dropout); }
 };
 
-// With --precision bf16, the activations a product reads, each with a bf16 twin that the kernel
-// making it writes (kernels.cuh says why). qkv's gradient has none: attention's backward writes
-// it and RoPE's then rotates it in place, so it is rounded into bf16_scratch before its product.
+// With --precision bf16, the activations a product reads, each kept as a bf16 twin that the kernel
+// making it writes (kernels.cuh says why), and nothing else reads: so in bf16 their fp32 buffers
+// are not made (act() is nullptr) and their kernels write the twins alone. qkv's gradient has no
+// twin: attention's backward writes it and RoPE's then rotates it in place, so it is rounded into
+// bf16_scratch before its product. (fc stays fp32: ReLU's backward reads its sign, which a
+// subnormal rounded to 0 would lose; d_branch's last use, the embedding's gradient, is in d_ln.)
 static const ActId BF16_TWINS[] = {A_LN1, A_ATTY, A_LN2, A_FC_ACT, A_HEAD_IN, A_D_LOGITS, A_D_BRANCH, A_D_FC};
+
+// whether activation id is kept in bf16 alone at this precision
+inline bool bf16_alone(int id, Precision precision) {
+    return precision == PRECISION_BF16 && std::find(std::begin(BF16_TWINS), std::end(BF16_TWINS), id) != std::end(BF16_TWINS);
+}
 
 struct GpuModel {
     ModelConfig config;
@@ -38,10 +46,10 @@ struct GpuModel {
     bool graphs = true;                       // training steps captured in CUDA graphs (--cuda-graphs)
     float *params, *grads, *adam_m, *adam_v;  // each layout.total long
     bf16* params16 = nullptr;                 // bf16: the parameters' twin, laid out as params (made again by every update)
-    bf16* acts16[NUM_ACTS] = {};              // bf16: the twins of BF16_TWINS, laid out as acts; nullptr for the rest
+    bf16* acts16[NUM_ACTS] = {};              // bf16: the twins of BF16_TWINS, laid out as acts would be; nullptr for the rest
     bf16* bf16_scratch = nullptr;             // bf16: (B, T, 3C) qkv's gradient rounded for its product
     unsigned char* decays;                    // (layout.total) whether each element's tensor has weight decay
-    float* acts[NUM_ACTS];                    // as the host Model's, one per row of ACTS
+    float* acts[NUM_ACTS] = {};               // as the host Model's, one per row of ACTS; nullptr where bf16 keeps the twin alone
     AttentionWorkspace attention;
     float* weight_partials;                   // RMSNorm weight-gradient partial sums
     double* norm_partials;                    // gradient-norm partial sums
@@ -92,7 +100,7 @@ struct GpuModel {
 
     float* param(int id, int layer = 0) { return params + layout.at(id, layer); }
     float* grad(int id, int layer = 0) { return grads + layout.at(id, layer); }
-    float* act(int id, int layer = 0) { return acts[id] + act_offset(id, layer); }
+    float* act(int id, int layer = 0) { return acts[id] ? acts[id] + act_offset(id, layer) : nullptr; }
     // a tensor's bf16 twin, which products read in place of it; nullptr where it has none
     bf16* param16(int id, int layer = 0) { return params16 ? params16 + layout.at(id, layer) : nullptr; }
     bf16* act16(int id, int layer = 0) { return acts16[id] ? acts16[id] + act_offset(id, layer) : nullptr; }
@@ -201,7 +209,8 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     for (int id = 0; id < NUM_PARAMS; id++)
         for (int l = 0; l < param_copies(c, id); l++) std::fill_n(decays.begin() + g->layout.at(id, l), param_numel(c, id), PARAMS[id].decay);
     g->decays = g->upload(decays);
-    for (int id = 0; id < NUM_ACTS; id++) g->acts[id] = g->alloc<float>(g->act_buffer_numel(id));
+    for (int id = 0; id < NUM_ACTS; id++)
+        if (!bf16_alone(id, precision)) g->acts[id] = g->alloc<float>(g->act_buffer_numel(id));
     if (precision == PRECISION_BF16) {
         g->params16 = g->alloc<bf16>(total);
         for (ActId id : BF16_TWINS) g->acts16[id] = g->alloc<bf16>(g->act_buffer_numel(id));
@@ -344,8 +353,8 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
     auto A16 = [&](int id, int l = 0) { return g->act16(id, l); };
     auto W16 = [&](int id, int l = 0) { return g->param16(id, l); };
     auto key = [&](DropoutSite site, int l = 0) { return gpu_site_key(g, site, l); };
-    auto zeroed = [&](int id) {
-        cudaCheck(cudaMemsetAsync(g->act(id), 0, act_numel(c, ACTS[id].shape, B, T) * sizeof(float), cudaStreamPerThread));
+    auto zeroed = [&](int id) {  // (a gradient kept in bf16 alone has no fp32 buffer: its kernel starts it from 0)
+        if (g->act(id)) cudaCheck(cudaMemsetAsync(g->act(id), 0, act_numel(c, ACTS[id].shape, B, T) * sizeof(float), cudaStreamPerThread));
         return g->act(id);
     };
     cublasHandle_t cublas = g->cublas;
@@ -389,9 +398,10 @@ inline void gpu_backward_kernels(GpuModel* g, int B, int T, const Dropout& drop)
                             W16(P_WQ, l), BT, C, 3 * C);
         rmsnorm_backward_gpu(A(A_D_RES), g->grad(P_LN1, l), A(A_D_LN), A(A_RES_IN, l), g->param(P_LN1, l), A(A_LN1_RSTD, l), BT, C, g->weight_partials);
     }
-    dropout_backward_gpu(zeroed(A_D_BRANCH), nullptr, A(A_D_RES), drop, key(SITE_EMBED), BT * C);
-    embedding_backward_gpu(g->grad(P_WTE), g->grad(P_PE_TABLE), A(A_D_BRANCH), g->tokens, pos, g->pe, B, T, C, V);
-    if (c.abacus) abacus_backward_gpu(g->grad(P_ABACUS), A(A_D_BRANCH), g->abacus_rows, B, T, C, abacus_rows(c.max_T));
+    // the embedding's gradient in d_ln, which is free by now (model.h's d_branch: bf16 keeps that as a twin alone)
+    dropout_backward_gpu(zeroed(A_D_LN), nullptr, A(A_D_RES), drop, key(SITE_EMBED), BT * C);
+    embedding_backward_gpu(g->grad(P_WTE), g->grad(P_PE_TABLE), A(A_D_LN), g->tokens, pos, g->pe, B, T, C, V);
+    if (c.abacus) abacus_backward_gpu(g->grad(P_ABACUS), A(A_D_LN), g->abacus_rows, B, T, C, abacus_rows(c.max_T));
 }
 
 // the loss's divisor for the last staged batch: loss_tokens as model_backward's (0 for the count of targets)
