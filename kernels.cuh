@@ -536,8 +536,10 @@ __global__ void crossentropy_backward_kernel(float* dlogits, bf16* dlogits16, co
     const float* z = logits + row;
     float max, sum;
     softmax_stats(z, V, &max, &sum);
-    for (int v = lane(); v < V; v += WARP)
-        store_with_twin(dlogits, dlogits16, row + v, gradient_so_far(dlogits, row + v) + (expf(z[v] - max) / sum - (v == targets[n])) * *inverse_count);
+    for (int v = lane(); v < V; v += WARP) {
+        float dz = (expf(z[v] - max) / sum - (v == targets[n])) * *inverse_count;
+        store_with_twin(dlogits, dlogits16, row + v, gradient_so_far(dlogits, row + v) + dz);
+    }
 }
 // inverse_count: 1 / crossentropy_backward's count, in device memory (it changes from batch to batch)
 inline void crossentropy_backward_gpu(float* dlogits, bf16* dlogits16, const float* logits, const int* targets, size_t N, int V,

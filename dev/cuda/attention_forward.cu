@@ -274,7 +274,8 @@ int main(int argc, char** argv) {
                 launchCheck();
             } else if (a.version == 4) {
                 dim3 grid((T + Q4_ROWS - 1) / Q4_ROWS, B * NH);
-                attention_forward_kernel4<64><<<grid, Q4_WARPS * WARP>>>(d_out, d_lse, d_qkv, d_table, nullptr, pe, DropoutMask(drop, d_key), B, T, NH);
+                attention_forward_kernel4<64><<<grid, Q4_WARPS * WARP>>>(d_out, d_lse, d_qkv, d_table, nullptr, pe, DropoutMask(drop, d_key), B, T,
+                                                                         NH);
                 launchCheck();
             } else {
                 attention_forward_gpu(cublas, d_out, nullptr, d_att, d_qkv, pe_has_score_bias(a.pe) ? d_bias : nullptr, 1, drop, d_key, B, T, C, NH,
