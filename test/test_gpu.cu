@@ -1,5 +1,6 @@
-// GPU tests: every kernel against its CPU twin in model.h on random, non-zero inputs (the
-// products and attention in bf16 too, against the CPU's bf16); the whole training step (loss and
+// GPU tests: every kernel against its CPU counterpart in model.h on random, non-zero inputs (the
+// products and attention in bf16 too, against the CPU's bf16, and each bf16 twin a kernel writes
+// against its tensor's rounding); the whole training step (loss and
 // every gradient) against the CPU for every PE but CoPE with dropout on, in fp32 and in bf16, at
 // drawn positions, with a PE tensor per layer, and with Abacus rows or coupled positions too;
 // the bf16 copy of the weights kept by every update; RoPE's scaled angles; twenty steps (each
