@@ -109,8 +109,9 @@ struct GpuModel {
     size_t act_buffer_numel(int id) const { return act_numel(config, ACTS[id].shape, max_B, config.max_T) * (ACTS[id].per_layer ? config.L : 1); }
 };
 
-// The GPU's tensors start at multiples of 32 floats (128 bytes), where the host packs them:
-// cuBLAS's fastest kernels need their matrices 16-byte aligned, and a PE tensor of odd size
+// The GPU's tensors start at multiples of 32 floats (128 bytes), where the host packs them (wk
+// and wv follow wq unaligned: make_layout). cuBLAS's fastest kernels need their matrices
+// 16-byte aligned, and a PE tensor of odd size
 // (FIRE's 462 floats) would otherwise shift every weight after it off that, which cost FIRE
 // a third of its TF32 throughput (the weights' GEMMs fell back to slower kernels).
 static const size_t GPU_TENSOR_ALIGN = 32;

@@ -233,13 +233,18 @@ struct Layout {
     size_t at(int id, int layer) const { return offset[id] + layer * stride[id]; }
 };
 
-// align: every tensor, and every layer's block, starts at a multiple of this many floats. The
-// host packs them (1: checkpoints hold exactly the parameters); the GPU aligns them (model.cuh).
+// align: every tensor, and every layer's block, starts at a multiple of this many floats, but
+// wk and wv, which follow wq with no gap whatever the alignment: the three are one (3C, C)
+// matrix (an aligned wk would leave a gap after wq wherever C * C is not a multiple of align).
+// The host packs them (1: checkpoints hold exactly the parameters); the GPU aligns them (model.cuh).
 inline Layout make_layout(const ModelConfig& c, size_t align = 1) {
     auto aligned = [&](size_t n) { return (n + align - 1) / align * align; };  // n rounded up to a multiple of align
     Layout layout{};
     size_t next = 0;
-    auto place = [&](int id) { layout.offset[id] = next = aligned(next), next += param_numel(c, id); };
+    auto place = [&](int id) {
+        bool joined_to_wq = id == P_WK || id == P_WV;
+        layout.offset[id] = next = joined_to_wq ? next : aligned(next), next += param_numel(c, id);
+    };
     for (int id = 0; id < NUM_PARAMS; id++)
         if (!is_per_layer(c, id)) place(id);
     size_t first_layer = next = aligned(next);

@@ -1189,33 +1189,39 @@ static void test_bf16_attention_rounds_each_products_operands(void) {
 }
 
 // The GPU's layout (model.cuh) starts every tensor at a multiple of 32 floats, where the host's
-// packs them: with FIRE's odd-sized tensor shared or per layer, every copy of every tensor sits
-// at such a multiple, no two overlap, and the packed layout has no gap (checkpoints hold
-// exactly the parameters)
+// packs them: with FIRE's odd-sized tensor shared or per layer, and C = 20 (C * C = 400, not a
+// multiple of 32), every copy of every tensor sits at such a multiple but wk and wv, which
+// follow wq with no gap (one (3C, C) matrix, which one product reads), no two overlap, and the
+// packed layout has no gap (checkpoints hold exactly the parameters)
 static void test_aligned_layouts_align_every_tensor_and_packed_ones_leave_no_gap(void) {
-    for (bool per_layer : {false, true}) {
-        ModelConfig c{3, 48, 4, 96, 19, 20, PE_FIRE, 0.25f, 0.0f};
-        c.pe_per_layer = per_layer;
-        TEST_ASSERT(param_numel(c, P_PE_TABLE) % 32 != 0);  // the case that needs the padding
-        for (size_t align : {(size_t)1, (size_t)32}) {
-            Layout layout = make_layout(c, align);
-            std::vector<std::pair<size_t, size_t>> spans;  // [start, end) of every copy of every tensor
-            size_t numel = 0;
-            for (int id = 0; id < NUM_PARAMS; id++)
-                for (int l = 0; l < param_copies(c, id); l++) {
-                    size_t at = layout.at(id, l), n = param_numel(c, id);
-                    if (n == 0) continue;
-                    TEST_ASSERT(at % align == 0);
-                    spans.push_back({at, at + n});
-                    numel += n;
+    for (int C : {48, 20})
+        for (bool per_layer : {false, true}) {
+            ModelConfig c{3, C, 4, 96, 19, 20, PE_FIRE, 0.25f, 0.0f};
+            c.pe_per_layer = per_layer;
+            TEST_ASSERT(param_numel(c, P_PE_TABLE) % 32 != 0);  // the case that needs the padding
+            for (size_t align : {(size_t)1, (size_t)32}) {
+                Layout layout = make_layout(c, align);
+                for (int l = 0; l < c.L; l++) {
+                    TEST_ASSERT(layout.at(P_WK, l) == layout.at(P_WQ, l) + (size_t)C * C);
+                    TEST_ASSERT(layout.at(P_WV, l) == layout.at(P_WK, l) + (size_t)C * C);
                 }
-            std::sort(spans.begin(), spans.end());
-            for (size_t k = 1; k < spans.size(); k++) TEST_ASSERT(spans[k - 1].second <= spans[k].first);
-            TEST_ASSERT(spans.back().second <= layout.total);
-            if (align == 1) TEST_ASSERT(layout.total == numel);
-            else TEST_ASSERT(layout.total > numel);
+                std::vector<std::pair<size_t, size_t>> spans;  // [start, end) of every copy of every tensor
+                size_t numel = 0;
+                for (int id = 0; id < NUM_PARAMS; id++)
+                    for (int l = 0; l < param_copies(c, id); l++) {
+                        size_t at = layout.at(id, l), n = param_numel(c, id);
+                        if (n == 0) continue;
+                        if (id != P_WK && id != P_WV) TEST_ASSERT(at % align == 0);
+                        spans.push_back({at, at + n});
+                        numel += n;
+                    }
+                std::sort(spans.begin(), spans.end());
+                for (size_t k = 1; k < spans.size(); k++) TEST_ASSERT(spans[k - 1].second <= spans[k].first);
+                TEST_ASSERT(spans.back().second <= layout.total);
+                if (align == 1) TEST_ASSERT(layout.total == numel);
+                else TEST_ASSERT(layout.total > numel);
+            }
         }
-    }
 }
 
 int main(int argc, char** argv) {
