@@ -586,8 +586,7 @@ __global__ void gradient_norm_kernel(StepResults* results, const double* partial
     if (threadIdx.x == 0) results->norm = sqrt(sum);
 }
 
-// the gradients' norm, before clipping, into results->norm (clip_gradients of model.h computes
-// it so). `partials` holds n / NORM_CHUNK + 1 doubles.
+// the gradients' norm, before clipping, into results->norm (model.h's gradient_norm). `partials` holds n / NORM_CHUNK + 1 doubles.
 inline void gradient_norm_gpu(const float* grads, size_t n, double* partials, StepResults* results) {
     int chunks = (int)((n + NORM_CHUNK - 1) / NORM_CHUNK);
     sum_of_squares_kernel<<<chunks, BLOCK>>>(partials, grads, n);

@@ -1,8 +1,9 @@
 /*
  model.cuh: the model on the GPU. It holds device copies of the parameters, gradients, AdamW state
  and activations, laid out by the same tables as model.h (PARAMS, ACTS; each tensor aligned for
- cuBLAS), and runs model.h's model_forward, model_backward, clip_gradients and adamw_update step
- for step with the kernels of kernels.cuh and attention.cuh. The host Model stays the source of
+ cuBLAS), and runs model.h's model_forward, model_backward, gradient_norm, clip_gradients and
+ adamw_update step for step (the last two as one kernel) with the kernels of kernels.cuh and
+ attention.cuh. The host Model stays the source of
  truth for configuration, layout and checkpoints; gpu_upload and gpu_download move the state
  between the two.
 */
@@ -433,8 +434,9 @@ inline void gpu_update_kernels(GpuModel* g) {
     adamw_gpu(g->params, g->params16, g->grads, g->adam_m, g->adam_v, g->decays, n, g->step_inputs, g->step_results);
 }
 
-// clip_gradients (to max_norm) and adamw_update of model.h on the GPU, every tensor in one
-// launch: returns the gradient norm before clipping
+// gradient_norm, clip_gradients (to max_norm) and adamw_update of model.h on the GPU, over
+// every tensor at once (gpu_update_kernels), for the tests; returns the gradient norm before
+// clipping. Training runs them inside gpu_train_step.
 inline double gpu_clip_and_update(GpuModel* g, double max_norm, const OptimConfig& o, double lr, int t) {
     g->inputs.max_norm = max_norm;
     gpu_set_adamw_inputs(g, o, lr, t);

@@ -1422,16 +1422,17 @@ inline double sum_of_squares(const real* x, size_t n) {
     return total;
 }
 
-// Scales the gradient down to a global L2 norm of max_norm if it is larger (torch's
-// clip_grad_norm_); returns the norm before clipping.
-inline double clip_gradients(Model* m, double max_norm) {
-    double norm = sqrt(sum_of_squares(m->grads.data(), m->grads.size()));
+// the gradient's global L2 norm, over every tensor
+inline double gradient_norm(const Model& m) { return sqrt(sum_of_squares(m.grads.data(), m.grads.size())); }
+
+// Scales the gradient down to a global L2 norm of max_norm if its norm (gradient_norm) is
+// larger (torch's clip_grad_norm_).
+inline void clip_gradients(Model* m, double max_norm, double norm) {
     double coef = max_norm / (norm + 1e-6);
     if (coef < 1) {
 #pragma omp parallel for
         for (size_t i = 0; i < m->grads.size(); i++) m->grads[i] *= (real)coef;
     }
-    return norm;
 }
 
 // update t (1-based):  m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2

@@ -294,9 +294,10 @@ static OptimConfig optim_config(const RunConfig& c) {
 
 // Each function below runs on the GPU when the run has one, else on the CPU reference.
 
-// Forward (with the batch's targets), backward and clipping, then AdamW only if the loss and the
-// gradient norm are finite: a non-finite step leaves the parameters and AdamW state as they
-// were, for the caller to stop the run or skip the step. Returns whether the update was made.
+// Forward (with the batch's targets) and backward, then clipping and AdamW only if the loss and
+// the gradient norm are finite: a non-finite step leaves the parameters, AdamW's state and the
+// gradients as they were (unclipped, for nonfinite.txt), for the caller to stop the run or skip
+// the step. Returns whether the update was made.
 static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, int step, double* loss, double* grad_norm) {
     RunConfig& c = *r->config;
     OptimConfig o = optim_config(c);
@@ -309,8 +310,9 @@ static bool device_train_step(Run* r, const Batch& batch, const Dropout& drop, i
 #endif
     *loss = model_forward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, 0, batch.places());
     model_backward(&r->model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, drop, batch.places(), batch.loss_tokens);
-    *grad_norm = clip_gradients(&r->model, c.grad_clip);
+    *grad_norm = gradient_norm(r->model);
     if (!std::isfinite(*loss) || !std::isfinite(*grad_norm)) return false;
+    clip_gradients(&r->model, c.grad_clip, *grad_norm);
     adamw_update(&r->model, o, lr_at(o, step), step + 1);
     return true;
 }
@@ -820,7 +822,7 @@ static std::string write_nonfinite_report(Run* r, int step, double loss, double 
     device_grads_to_host(r);
     const Model& m = r->model;
     char line[256];
-    snprintf(line, sizeof(line), "step %d: loss %g, gradient norm %g (gradients as clipped; parameters before the update)\n", step, loss, grad_norm);
+    snprintf(line, sizeof(line), "step %d: loss %g, gradient norm %g (gradients before clipping; parameters before the update)\n", step, loss, grad_norm);
     std::string text = line;
     text += "tensor           layer  params:nonfinite  max|finite|  grads:nonfinite  max|finite|\n";
     std::string first[2];  // the first non-finite parameter, and gradient
