@@ -1,7 +1,12 @@
 /*
- kernels.cuh: the model's layers on the GPU. Each launcher has the name of its CPU function in
- model.h with a _gpu suffix, the same arguments in the same order, and computes the same thing;
- test/test_gpu.cu checks every one against its CPU twin. Attention is in attention.cuh.
+ kernels.cuh: the model's layers on the GPU. A launcher has the name of its CPU function in
+ model.h with a _gpu suffix and computes the same thing, its arguments in the same order with
+ these added: the bf16 twin beside each tensor a product reads (`store_with_twin`), dropout's
+ key in device memory beside the Dropout, and where the CPU returns a sum, the device memory it
+ is left in. Three launchers join CPU functions: residual_dropout_forward_gpu (dropout_forward,
+ then residual_forward), gradient_norm_gpu (model.h's gradient_norm) and adamw_gpu
+ (clip_gradients, then adamw_update). test/test_gpu.cu checks every one against its CPU
+ counterpart. Attention is in attention.cuh.
 
  Conventions, as on the CPU: forward launchers overwrite their outputs, backward ones accumulate
  (+=). No kernel uses atomics: every sum runs in a fixed order (a warp's butterfly, a block's
@@ -18,7 +23,6 @@
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -134,11 +138,24 @@ __device__ inline float warp_max(float x) {
     return x;
 }
 
+// the sum of one block's values, one per thread, by a tree in a fixed order; every thread gets
+// it. Once per kernel: its shared array is reused without a barrier before the first write.
+__device__ inline double block_sum(double x) {
+    __shared__ double shared[BLOCK];
+    shared[threadIdx.x] = x;
+    __syncthreads();
+    for (int stride = BLOCK / 2; stride > 0; stride /= 2) {
+        if (threadIdx.x < stride) shared[threadIdx.x] += shared[threadIdx.x + stride];
+        __syncthreads();
+    }
+    return shared[0];
+}
+
 // the global index of this thread's warp, and its lane
 __device__ inline size_t warp_index() { return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / WARP; }
 __device__ inline int lane() { return threadIdx.x % WARP; }
 
-// The multiplier of dropout element i: mask / (1 - p), times an extra scale (see Dropout). The
+// The multiplier of dropout element i: mask / (1 - p), times an extra scale (dropout_forward's s). The
 // site's key is read from device memory, where the host writes each step's keys before the
 // step, so a captured step draws new masks when replayed; without dropout it is not read.
 struct DropoutMask {
@@ -241,7 +258,9 @@ inline void relu_dropout_backward_gpu(float* dinp, bf16* dinp16, const float* do
 
 // out = res + dropout(branch): a block's output joining the residual stream, model.h's
 // dropout_forward and residual_forward in one pass over memory instead of three. Both roundings
-// are kept (no fused multiply-add), so the sum is the two steps' to the bit.
+// are kept (no fused multiply-add), so the sum is the two steps' to the bit. Its backward needs
+// no kernel of its own: d_res passes on unchanged, and dropout_backward_gpu gives the branch's
+// gradient (model.cuh).
 __global__ void residual_dropout_forward_kernel(float* out, const float* res, const float* branch, DropoutMask mask, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) out[i] = __fadd_rn(res[i], __fmul_rn(branch[i], mask.factor(i)));
@@ -298,8 +317,10 @@ __global__ void table_backward_kernel(float* dtable, const float* dout, const in
         __syncthreads();  // the list is read before the next chunk writes it
     }
 }
-// ...and for a PE with an input table (ape_learned), one block per position in the same way:
-// dtable[pos] += the gradients of the tokens at pos (pe.h's pe_input_backward, in order)
+// ...and for a PE with an input table (ape_learned), one block per position, each thread
+// scanning every token for its channels (pe.h's pe_input_backward, in order): the scan the
+// token table's lists replaced, kept here as it goes through pe.h's hook for the table's row
+// dtable[pos] += the gradients of the tokens at pos
 __global__ void pe_input_backward_kernel(float* dpe_params, const float* dout, const int* positions, PE pe, int B, int T, int C) {
     int pos = blockIdx.x;
     for (int c = threadIdx.x; c < C; c += blockDim.x)
@@ -490,19 +511,6 @@ __global__ void crossentropy_forward_kernel(float* losses, const float* logits, 
     float max, sum;
     softmax_stats(z, V, &max, &sum);
     if (lane() == 0) losses[n] = targets[n] < 0 ? 0.0f : logf(sum) + max - z[targets[n]];
-}
-
-// the sum of one block's values, one per thread, by a tree in a fixed order; every thread gets
-// it. Once per kernel: its shared array is reused without a barrier before the first write.
-__device__ inline double block_sum(double x) {
-    __shared__ double shared[BLOCK];
-    shared[threadIdx.x] = x;
-    __syncthreads();
-    for (int stride = BLOCK / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) shared[threadIdx.x] += shared[threadIdx.x + stride];
-        __syncthreads();
-    }
-    return shared[0];
 }
 
 // one block: the sum of n floats, each thread's strided sum in double, then block_sum

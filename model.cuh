@@ -43,17 +43,16 @@ struct GpuModel {
     ModelConfig config;
     Layout layout;
     int max_B;
-    Precision precision;
     bool graphs = true;                       // training steps captured in CUDA graphs (--cuda-graphs)
     float *params, *grads, *adam_m, *adam_v;  // each layout.total long
     bf16* params16 = nullptr;                 // bf16: the parameters' twin, laid out as params (made again by every update)
     bf16* acts16[NUM_ACTS] = {};              // bf16: the twins of BF16_TWINS, laid out as acts would be; nullptr for the rest
-    bf16* bf16_scratch = nullptr;             // bf16: (B, T, 3C) qkv's gradient rounded for its product
+    bf16* bf16_scratch = nullptr;             // bf16: (max_B, max_T, 3C) qkv's gradient rounded for its product, once RoPE has rotated it
     unsigned char* decays;                    // (layout.total) whether each element's tensor has weight decay
     float* acts[NUM_ACTS] = {};               // as the host Model's, one per row of ACTS; nullptr where bf16 keeps the twin alone
     AttentionWorkspace attention;
-    float* weight_partials;                   // RMSNorm weight-gradient partial sums
-    double* norm_partials;                    // gradient-norm partial sums
+    float* weight_partials;                   // (chunks of ROWS_PER_CHUNK rows, C) RMSNorm weight-gradient partial sums
+    double* norm_partials;                    // (layout.total / NORM_CHUNK + 1) gradient-norm partial sums
     float* losses;                            // (B, T) per-position losses
     int *tokens, *targets;                    // (B, T) the batch
     size_t target_count = 0;                  // the batch's rows with a target
@@ -77,6 +76,7 @@ struct GpuModel {
     GpuModel(const GpuModel&) = delete;
     GpuModel& operator=(const GpuModel&) = delete;
     ~GpuModel() {
+        // unchecked: fail() throws, and a destructor must not
         for (auto& shape_graph : captured) cudaGraphExecDestroy(shape_graph.second);
         if (cublas) cublas_api().destroy(cublas);  // before its workspace is freed
         for (void* p : allocations) cudaFree(p);
@@ -108,6 +108,7 @@ struct GpuModel {
     size_t act_offset(int id, int layer) const { return ACTS[id].per_layer ? layer * act_numel(config, ACTS[id].shape, max_B, config.max_T) : 0; }
     // an activation buffer's length, its layers' copies included
     size_t act_buffer_numel(int id) const { return act_numel(config, ACTS[id].shape, max_B, config.max_T) * (ACTS[id].per_layer ? config.L : 1); }
+    size_t bf16_scratch_numel() const { return act_buffer_numel(A_D_QKV); }
 };
 
 // The GPU's tensors start at multiples of 32 floats (128 bytes), where the host packs them (wk
@@ -201,7 +202,7 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     const ModelConfig& c = m.config;
     if (c.attention == ATTENTION_FUSED) fail("internal error: a GPU model asked for fused attention, which the GPU path does not have yet");
     if ((precision == PRECISION_BF16) != (c.precision == PRECISION_BF16)) fail("internal error: a GPU model's precision is not its configuration's");
-    g->config = c, g->layout = make_layout(c, GPU_TENSOR_ALIGN), g->max_B = max_B, g->precision = precision;
+    g->config = c, g->layout = make_layout(c, GPU_TENSOR_ALIGN), g->max_B = max_B;
     size_t BT = (size_t)max_B * c.max_T, total = g->layout.total;
     g->params = g->alloc<float>(total);
     g->grads = g->alloc<float>(total);
@@ -216,7 +217,7 @@ inline void gpu_init(GpuModel* g, const Model& m, int max_B, Precision precision
     if (precision == PRECISION_BF16) {
         g->params16 = g->alloc<bf16>(total);
         for (ActId id : BF16_TWINS) g->acts16[id] = g->alloc<bf16>(g->act_buffer_numel(id));
-        g->bf16_scratch = g->alloc<bf16>(BT * 3 * c.C);
+        g->bf16_scratch = g->alloc<bf16>(g->bf16_scratch_numel());
     }
     g->attention = gpu_attention_workspace(g, c, max_B);
     g->weight_partials = g->alloc<float>((BT + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK * c.C);

@@ -56,6 +56,8 @@
 #include "report.h"
 #include "tasks.h"
 #ifdef __CUDACC__
+#include <cuda_profiler_api.h>  // device_profile
+
 #include "model.cuh"
 #else
 struct GpuModel {};  // a build without nvcc has the CPU path only

@@ -3,8 +3,8 @@
 // against its tensor's rounding); the whole training step (loss and
 // every gradient) against the CPU for every PE but CoPE with dropout on, in fp32 and in bf16, at
 // drawn positions, with a PE tensor per layer, and with Abacus rows or coupled positions too;
-// the bf16 copy of the weights kept by every update; RoPE's scaled angles; twenty steps (each
-// replayed from a CUDA graph) that must track the CPU; runs that repeat bit for bit; captured
+// the bf16 copy of the weights kept by every update; RoPE's scaled angles; twenty steps (all but
+// the first replayed from a CUDA graph) that must track the CPU; runs that repeat bit for bit; captured
 // steps that repeat uncaptured ones bit for bit (TF32 and bf16), and a non-finite one that
 // changes nothing; a GPU checkpoint read back on the CPU. Built only when nvcc is present;
 // without a CUDA device every test reports IGNORED.
@@ -381,10 +381,11 @@ static void test_attention_matches_cpu_for_every_pe(void) {
 }
 
 // Attention in bf16 against the CPU's bf16 attention, every PE, dropout on. The scores and
-// the softmax are fp32 on both, and so are the scores' gradient and the PE's from it: held as
-// fp32 is. The output and dqkv come from rounded probabilities and score gradients: held within
-// BF16_ATTENTION_FRACTION of their largest entries, and shown to be bf16's: at least four
-// times closer to the CPU's bf16 than to its fp32.
+// the softmax are fp32 on both, and so are the scores' gradient and the PE's from it, but each
+// is a sum of bf16 products taken in another order: held within BF16_KERNEL_ATOL. The output
+// and dqkv come from rounded probabilities and score gradients: held within
+// BF16_ATTENTION_FRACTION of their largest entries, and shown to be bf16's: at least four times
+// closer to the CPU's bf16 than to its fp32.
 static void test_attention_matches_cpu_in_bf16(void) {
     REQUIRE_GPU();
     for (int p = 0; p < NUM_PES; p++) {
@@ -456,6 +457,8 @@ static void test_adamw_and_clipping_match_cpu(void) {
     adamw_update(&s.cpu, o, 1e-3, 7);
     double gpu_norm = gpu_clip_and_update(&g, 1.0, o, 1e-3, 7);
     TEST_ASSERT_GREATER_THAN(1.0, norm);  // large enough to be clipped
+    // the same float squares summed in double in another order: far inside 1e-6, and a chunk
+    // left out or summed twice would be far outside it
     TEST_ASSERT_DOUBLE_WITHIN(1e-6 * norm, norm, gpu_norm);
     Model back = s.cpu;
     gpu_download(&back, g);
@@ -474,7 +477,8 @@ static std::vector<float> gpu_grads(const GpuModel& g, const Model& cpu) {
     return out;
 }
 
-// Every activation buffer and its bf16 twin, the bf16 scratch, and attention's workspace, filled
+// Every activation buffer and its bf16 twin, the bf16 scratch, and attention's workspace (but
+// bias_partials, every entry of which pe_bias_backward_gpu writes before it sums them), filled
 // with NaNs (all bits set, in fp32 and in bf16): a step that reads a value it did not write first then carries a NaN into its loss or
 // gradients
 static void poison_activations(GpuModel* g) {
@@ -486,7 +490,7 @@ static void poison_activations(GpuModel* g) {
         poison(g->acts[id], g->act_buffer_numel(id) * sizeof(float));
         poison(g->acts16[id], g->act_buffer_numel(id) * sizeof(bf16));
     }
-    poison(g->bf16_scratch, (size_t)g->max_B * c.max_T * 3 * c.C * sizeof(bf16));
+    poison(g->bf16_scratch, g->bf16_scratch_numel() * sizeof(bf16));
     AttentionWorkspace& w = g->attention;  // as gpu_attention_workspace sizes it
     size_t heads = (size_t)g->max_B * c.max_T * c.C, squares = act_numel(c, S_BNHTT, g->max_B, c.max_T);
     for (float* buffer : {w.q, w.k, w.v, w.y, w.dq, w.dk, w.dv}) poison(buffer, heads * sizeof(float));
