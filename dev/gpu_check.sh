@@ -66,11 +66,12 @@ sanitize() {
     done
 }
 
-# forward and backward versions 1-3 (backward's 3 differs from its 2 in the learned biases' gradient alone)
+# forward versions 1-4 and backward versions 1-3 (backward's 3 differs from its 2 in the learned
+# biases' gradient alone); version 1, a thread per row, with three PEs only, to spare time
 kernels() {
     {
-        for version in 1 2 3; do
-            for pe in nope alibi t5 $([ $version != 1 ] && echo fire); do
+        for version in 1 2 3 4; do
+            for pe in nope alibi t5 $([ $version != 1 ] && echo kerple_log fire); do
                 echo "== attention_forward $version $pe"
                 ./dev/cuda/attention_forward $version $pe 64 256
             done

@@ -1,6 +1,9 @@
 // Tests of the ./train command line, run as a user would run it (the binary must be built):
 // --show for every task, --show piped into --answer, --help, and one clear error line with a
-// non-zero exit for every kind of bad input.
+// non-zero exit for every kind of bad input; whole runs then read back with --load and
+// --resume (--keep-every's snapshots, --attention-window, --eval-positions drawn); a baseline
+// x86-64 build's bits against the native one's; runs stopped by SIGINT, SIGTERM and SIGKILL at
+// random moments and resumed; a run that diverges.
 #include <chrono>
 #include <csignal>
 #include <fstream>
