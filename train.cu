@@ -81,7 +81,10 @@ static std::string gib(double bytes) {
 }
 
 // A model that would not fit is refused before anything is allocated, with the size asked for
-// (B = 0: the parameters, gradients and AdamW state alone, checked before the data exists).
+// (B = 0: the parameters, gradients and AdamW state alone, checked before the data exists). For
+// the GPU the size is model_bytes too, the host model's: it leaves out what the GPU alone holds
+// (attention's workspace, the bf16 twins, cuBLAS's workspace), and a model that passes but does
+// not fit is refused by its first failed allocation (GpuModel::alloc), with one line too.
 static void check_fits(const char* where, double needed, double available, const ModelConfig& mc, int B) {
     if (needed <= available) return;
     std::string what = B ? format_text("parameters, gradients, AdamW state, and activations for %d x %d tokens", B, mc.max_T)
