@@ -52,7 +52,8 @@ struct Device {
         cudaCheck(cudaMalloc(&ptr, n * sizeof(T)));
         cudaCheck(cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     }
-    ~Device() { cudaFree(ptr); }
+    Device(const Device&) = delete;  // one owner frees the memory
+    ~Device() { cudaFree(ptr); }     // unchecked: fail() throws, and a destructor must not
     std::vector<T> host() const {
         std::vector<T> out(n);
         cudaCheck(cudaMemcpy(out.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -64,7 +65,7 @@ struct Cublas {
     Device<char> workspace{std::vector<char>(CUBLAS_WORKSPACE_BYTES)};
     cublasHandle_t handle;
     explicit Cublas(Precision p) : handle(cublas_create(p, workspace.ptr)) {}
-    ~Cublas() { cublas_api().destroy(handle); }
+    ~Cublas() { cublas_api().destroy(handle); }  // unchecked, as ~Device
 };
 
 static std::vector<float> random_floats(size_t n, uint64_t seed, double scale = 1.0) {
@@ -102,11 +103,10 @@ static void check_twin(const Device<float>& x, const Device<bf16>& x16, const ch
 // kernels
 
 // cuBLAS is opened at run time, not linked (kernels.cuh): it must open, and have every function
-// the GPU path calls, on any machine with the toolkit, a GPU or not
+// the GPU path calls (cublas_api fails, and with it the test, on any it lacks), on any machine
+// with the toolkit, a GPU or not
 static void test_cublas_opens_with_every_function(void) {
     const CublasApi& api = cublas_api();
-    TEST_ASSERT(api.create && api.destroy && api.set_math_mode && api.sgemm && api.sgemm_strided_batched);
-    TEST_ASSERT(&api == &cublas_api());  // opened once
     // a real call through the loaded pointer: a handle where there is a device, a clean refusal where not
     cublasHandle_t handle = nullptr;
     cublasStatus_t status = api.create(&handle);
