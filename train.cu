@@ -1540,6 +1540,9 @@ static void run(int argc, char** argv) {
 int main(int argc, char** argv) {
     try {
         run(argc, argv);
+        // what was printed must have reached standard output: a full disk or a closed pipe is an
+        // error, not exit 0 (the run's own files are checked as they are written)
+        if (fflush(stdout) != 0 || ferror(stdout)) fail("can not write the output to standard output (a full disk, or a closed pipe?)");
     } catch (const Error& e) {
         fflush(stdout);
         fprintf(stderr, "train: error: %s\n", e.what());

@@ -139,6 +139,18 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
     }
 }
 
+// what ./train prints must reach its standard output: a full disk is an error, not exit 0
+static void test_output_that_can_not_be_written_is_an_error(void) {
+    char pattern[] = "/tmp/test_cli_full_XXXXXX";
+    std::string err = std::string(mkdtemp(pattern)) + "/err";
+    for (std::string args : {"--task copy --show 50", "--task copy --stats --train-size 400", "--help"}) {
+        int status = system(("./train " + args + " > /dev/full 2> " + err).c_str());
+        Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", read_file(err)};
+        std::string problem = error_problem(r, "can not write the output to standard output");
+        TEST_ASSERT_MESSAGE(problem.empty(), (args + ": " + problem).c_str());
+    }
+}
+
 // a whole (very short) run through the binary: files, table, samples; then --load and --resume
 static void test_a_short_run_writes_its_directory_and_reloads(void) {
     char pattern[] = "/tmp/test_cli_run_XXXXXX";
@@ -652,6 +664,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_help_lists_every_task_pe_preset_and_flag);
     RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
+    RUN_TEST(test_output_that_can_not_be_written_is_an_error);
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline);
     RUN_TEST(test_a_short_run_writes_its_directory_and_reloads);
