@@ -673,7 +673,23 @@ static void answer_with_model(Run* r) {
 // ----------------------------------------------------------------------------
 // the run directory
 
+// Whether make_directory(path) can succeed, found without making anything (--check): every
+// prefix that exists is a directory, and the deepest of them can take new entries.
+static void check_directory_can_be_made(const std::string& path) {
+    std::string deepest = path[0] == '/' ? "/" : ".";
+    for (size_t at = 1; at <= path.size(); at++) {
+        if (at < path.size() && path[at] != '/') continue;
+        std::string prefix = path.substr(0, at);
+        struct stat st;
+        if (stat(prefix.c_str(), &st) != 0) break;  // the rest the run makes
+        if (!S_ISDIR(st.st_mode)) fail("can not use %s as the run directory: %s is a file, not a directory", path.c_str(), prefix.c_str());
+        deepest = prefix;
+    }
+    if (access(deepest.c_str(), W_OK | X_OK) != 0) fail("can not create run directory %s in %s: %s", path.c_str(), deepest.c_str(), strerror(errno));
+}
+
 static void make_directory(const std::string& path) {
+    check_directory_can_be_made(path);
     for (size_t at = 1; at <= path.size(); at++) {
         if (at < path.size() && path[at] != '/') continue;
         std::string prefix = path.substr(0, at);
@@ -1160,6 +1176,7 @@ static void prepare_run(Run* r) {
     resolve_config(c);
     r->dir = run_dir(*c);
     if (c->resume.empty()) check_new_run(r->dir, c->force);
+    check_directory_can_be_made(r->dir);  // before the data and the model are made
     build(r);
     make_directory(r->dir);
     if (c->resume.empty()) clear_for_new_run(r->dir);
@@ -1190,6 +1207,7 @@ static void check_run(RunConfig* c) {
     resolve_config(c);
     r.dir = run_dir(*c);
     check_new_run(r.dir, c->force);
+    check_directory_can_be_made(r.dir);
     ModelConfig mc = build_data(&r);
     validate_model_config(mc);
     describe_model(r, mc);
