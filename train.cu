@@ -1148,9 +1148,11 @@ static std::string run_dir(const RunConfig& c) {
 // A run computes in bf16 throughout or not at all (dev/report ranks bf16 runs as a setting
 // apart), so a resume must ask for bf16 exactly when the run's config.json records it; runs
 // from before that field were not bf16. (fp32 and tf32 may alternate: both are the GPU's
-// settings for fp32 products, and the CPU computes either in fp32.)
+// settings for fp32 products, and the CPU computes either in fp32.) Without config.json, whether
+// it did is not known, and the resume is refused.
 static void check_resumed_precision(const RunConfig& c) {
     std::ifstream in(c.resume + "/config.json");
+    if (!in) fail("can not read %s/config.json (%s): it says whether the run computed in bf16, which its resume must repeat", c.resume.c_str(), strerror(errno));
     std::stringstream config;
     config << in.rdbuf();
     bool was_bf16 = config.str().find("\"precision\": \"bf16\"") != std::string::npos;
