@@ -1039,6 +1039,15 @@ static void print_samples_of(Run* r) {
     print_samples(r, test_split(*r), "test", r->config->sample);
 }
 
+// "" when the test split has examples of every test length; else how many of them it holds
+// (a --test-size below their number leaves the longest without, and the table ends early)
+static std::string test_lengths_held(const Dataset& d) {
+    const Split& test = d.splits[SPLIT_TEST];
+    std::set<int> held(test.length.begin(), test.length.end());
+    int lengths = d.lengths.test_max - d.lengths.train_max;
+    return (int)held.size() < lengths ? format_text(", %zu of them with examples", held.size()) : "";
+}
+
 // Makes the data a configuration describes, checks what only the data can tell, and returns
 // the model that fits it.
 static ModelConfig build_data(Run* r) {
@@ -1059,9 +1068,10 @@ static ModelConfig build_data(Run* r) {
         fail("--position-coupling lines up digits of equal significance by their place, which needs numbers written units first: add --reverse-digits");
     if (c.random_positions > 0 && c.random_positions < max_T)
         fail("--random-positions %d is below the longest sequence, %d tokens: a sequence's positions are distinct values below L", c.random_positions, max_T);
-    describe(*r, "%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d), vocabulary %d, up to %d tokens (%.1fs)\n",
+    describe(*r, "%s: %d train, %d valid, %d test examples (lengths %d-%d, test %d-%d%s), vocabulary %d, up to %d tokens (%.1fs)\n",
              c.task.c_str(), train_split(*r).size(), valid_split(*r).size(), test_split(*r).size(), r->data.lengths.train_min,
-             r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, mc.V, max_T, seconds_since(start));
+             r->data.lengths.train_max, r->data.lengths.train_max + 1, r->data.lengths.test_max, test_lengths_held(r->data).c_str(), mc.V,
+             max_T, seconds_since(start));
     return mc;
 }
 
