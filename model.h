@@ -1438,7 +1438,10 @@ inline void clip_gradients(Model* m, double max_norm, double norm) {
 // update t (1-based):  m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
 //   p -= lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps)    (eps outside the bias correction)
 //   p -= lr wd p                                               (decoupled decay, after the step)
+// A PE's parameters with a range (KERPLE's) are clamped into it first, as the official code
+// clamps them before each forward: the update moves a value from its bound (pe.h).
 inline void adamw_update(Model* m, const OptimConfig& o, double lr, int t) {
+    for (int l = 0; l < param_copies(m->config, P_PE_TABLE); l++) pe_keep_params_in_range(m->pe(), m->param(P_PE_TABLE, l));
     double step_size = lr * sqrt(1 - pow(o.beta2, t)) / (1 - pow(o.beta1, t));
     for (int id = 0; id < NUM_PARAMS; id++)
         for (int l = 0; l < param_copies(m->config, id); l++) {

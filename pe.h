@@ -107,18 +107,22 @@ HD inline float alibi_slope(int h, int NH) {
 // ----------------------------------------------------------------------------
 // KERPLE (Chi et al. 2022): a learned, conditionally positive definite kernel of the distance,
 // two positive scalars per head: log  -r1 log(1 + r2 n),  power  -r1 n^r2 with r2 <= 2.
-// Row 0 of the (2, NH) parameters is r1, row 1 is r2. As the official code: each is clamped to
-// at least 0.01 (and power's r2 to at most 2) where it is read, and drawn uniformly, the log
-// variant's r1 from (0, 2) and r2 from (0, 1), the power variant's the other way round. As in
-// the official code, one pair per head serves every layer (--pe-per-layer: a pair per layer).
+// Row 0 of the (2, NH) parameters is r1, row 1 is r2, drawn uniformly as the official code
+// draws them: the log variant's r1 from (0, 2) and r2 from (0, 1), the power variant's the other
+// way round. As in the official code, one pair per head serves every layer (--pe-per-layer: a
+// pair per layer).
+// The official code keeps each value at least 0.01 (and power's r2 at most 2) by clamping the
+// stored value in place before each forward, outside autograd: the gradient reaches a value at
+// its bound, and the update moves it from there. So here: every read clamps (kerple_read), the
+// gradient is taken at the value read, and before each update the stored values are clamped
+// (pe_keep_params_in_range, from model.h's adamw_update). A clamp at the read alone would pass no
+// gradient to a value past its bound, which then never came back (so it was until 2026-11-28).
 
 static const double KERPLE_MIN = 0.01, KERPLE_MAX_POWER = 2.0;
 
 HD inline double kerple_read(PEKind k, int row, double value) {
     return value < KERPLE_MIN ? KERPLE_MIN : k == PE_KERPLE_POWER && row == 1 && value > KERPLE_MAX_POWER ? KERPLE_MAX_POWER : value;
 }
-// a clamped value's read does not move with it: no gradient reaches it
-HD inline bool kerple_clamped(PEKind k, int row, double value) { return kerple_read(k, row, value) != value; }
 
 // ----------------------------------------------------------------------------
 // FIRE (Li et al. 2024): bias_h(i, j) = mlp_h(u), u = psi(i - j) / psi(max(L, i)),
@@ -395,6 +399,15 @@ inline void pe_init_params(PEKind kind, real* p, int C, int NH, int max_pos, Rng
     }
 }
 
+// a PE's parameters (one copy: a layer's with --pe-per-layer) clamped into their range where
+// its formula has one (KERPLE's: its section says why); the others are left as they are
+template <typename real>
+inline void pe_keep_params_in_range(const PE& pe, real* params) {
+    if (pe.kind != PE_KERPLE_LOG && pe.kind != PE_KERPLE_POWER) return;
+    for (int row = 0; row < 2; row++)
+        for (int h = 0; h < pe.NH; h++) params[row * pe.NH + h] = (real)kerple_read(pe.kind, row, params[row * pe.NH + h]);
+}
+
 // ----------------------------------------------------------------------------
 // A digit's place in its number: 1, 2, ... counted from the first digit of its run of digit
 // tokens; 0 for a token that is not a digit. With --reverse-digits numbers are written units
@@ -507,7 +520,7 @@ HD inline real pe_score_bias(const PE& pe, const real* params, int h, int i, int
 }
 
 // The gradient of one score's bias: dparams += dscore * d bias / d params (the chain rule
-// through each formula above; a clamped KERPLE value passes no gradient, as torch's clamp)
+// through each formula above; KERPLE's at the values read, clamped, as the official code's)
 template <typename real>
 HD inline void pe_score_bias_backward(const PE& pe, const real* params, real* dparams, real dscore, int h, int i, int j) {
     int n = i - j, NH = pe.NH;
@@ -517,8 +530,8 @@ HD inline void pe_score_bias_backward(const PE& pe, const real* params, real* dp
         double d_r1, d_r2;  // of the bias
         if (pe.kind == PE_KERPLE_LOG) d_r1 = -log(1 + r2 * n), d_r2 = -r1 * n / (1 + r2 * n);
         else d_r1 = -pow((double)n, r2), d_r2 = n > 0 ? -r1 * pow((double)n, r2) * log((double)n) : 0;
-        if (!kerple_clamped(pe.kind, 0, params[h])) dparams[h] += (real)(dscore * d_r1);
-        if (!kerple_clamped(pe.kind, 1, params[NH + h])) dparams[NH + h] += (real)(dscore * d_r2);
+        dparams[h] += (real)(dscore * d_r1);
+        dparams[NH + h] += (real)(dscore * d_r2);
     }
     if (pe.kind == PE_FIRE) {
         FireLayout at = fire_layout(NH);

@@ -94,10 +94,12 @@ static void check_fits(const char* where, double needed, double available, const
 }
 
 // What of a configuration the GPU path does not run yet, or "": CoPE (whose bias is read from
-// each layer's q and k), rows packed with several sequences, a windowed layer and fused
-// attention have CPU code only so far.
+// each layer's q and k), KERPLE (whose values the update clamps first, pe.h, which the GPU's
+// AdamW does not yet), rows packed with several sequences, a windowed layer and fused attention
+// have CPU code only so far.
 static std::string gpu_lacks(const RunConfig& c) {
-    if (pe_has_context_bias(find_pe(c.pe))) return "--pe " + c.pe;
+    PEKind pe = find_pe(c.pe);
+    if (pe_has_context_bias(pe) || pe == PE_KERPLE_LOG || pe == PE_KERPLE_POWER) return "--pe " + c.pe;
     if (c.pack) return "--pack";
     if (!c.attention_window.empty()) return "--attention-window";
     if (c.attention == ATTENTION_FUSED) return "--attention fused";
@@ -199,7 +201,7 @@ static void resolve_config(RunConfig* c) {
     if (!(c->grad_clip > 0)) fail("--grad-clip must be above 0 (it is the largest gradient norm a step may have)");
     if (c->device != "auto" && c->device != "cpu" && c->device != "gpu") fail("unknown device '%s' (valid: auto cpu gpu)", c->device.c_str());
     if (c->cuda_graphs != "on" && c->cuda_graphs != "off") fail("--cuda-graphs expects on or off, got '%s'", c->cuda_graphs.c_str());
-    if (c->device == "gpu" && !gpu_lacks(*c).empty()) fail("--device gpu: %s has no GPU kernels yet (--device cpu runs it)", gpu_lacks(*c).c_str());
+    if (c->device == "gpu" && !gpu_lacks(*c).empty()) fail("--device gpu: %s runs on the CPU only, for now (--device cpu runs it)", gpu_lacks(*c).c_str());
 #ifdef __CUDACC__
     // (a check may run where the runs will not: on a cluster's login node, say)
     if (c->device == "gpu" && !gpu_present() && !c->check) fail("--device gpu: no CUDA device is visible");
@@ -415,7 +417,7 @@ static void make_model(Run* r, const ModelConfig& mc) {
         return;
     }
 #endif
-    std::string why = c.device == "auto" && !gpu_lacks(c).empty() ? " (" + gpu_lacks(c) + " has no GPU kernels yet)" : "";
+    std::string why = c.device == "auto" && !gpu_lacks(c).empty() ? " (" + gpu_lacks(c) + " runs on the CPU only, for now)" : "";
     describe(*r, "device: CPU, %d threads, %s matrix products, %s attention%s\n", omp_get_max_threads(), products(*r),
              ATTENTION_NAMES[mc.attention], why.c_str());
 }

@@ -206,7 +206,7 @@ static const std::vector<Case>& choice_cases() {
         {"--device", "--device tpu", "unknown device 'tpu' (valid: auto cpu gpu)"},
         {"--precision", "--precision fp16", "unknown precision 'fp16' (valid: fp32 tf32 bf16)"},
         {"--attention", "--attention flash", "unknown --attention 'flash' (valid: simple fused)"},
-        {"--attention", "--attention fused --device gpu", "--device gpu: --attention fused has no GPU kernels yet (--device cpu runs it)"},
+        {"--attention", "--attention fused --device gpu", "--device gpu: --attention fused runs on the CPU only, for now (--device cpu runs it)"},
         {"--attention", "--pe cope --attention fused", "--attention fused computes each score's bias from the PE alone (pe_score_bias), and cope's"},
         {"--attention", "--load x --dump-attention f --attention fused", "--attention can not be combined with --dump-attention"},
         {"--cuda-graphs", "--cuda-graphs maybe", "--cuda-graphs expects on or off, got 'maybe'"},

@@ -246,13 +246,13 @@ static void test_rotation_backward_matches_finite_differences(void) {
         }
 }
 
-// The PE's parameters as its init makes them, nudged so no value sits at a kink: KERPLE's r2 of
-// power reaches past its clamp at 2 in one head, to test that a clamped value gets no gradient.
+// The PE's parameters as its init makes them, nudged so no value sits at a kink. (KERPLE's
+// values stay inside their clamps: past one, the gradient is taken at the bound, as the
+// official code's, not the loss's derivative in the stored value; test_pe checks it there.)
 static std::vector<double> pe_params_for_test(PEKind kind, int C, int NH, int max_pos, uint64_t seed) {
     std::vector<double> p(pe_param_count(kind, C, NH, max_pos));
     Rng rng = rng_stream(seed, kind);
     pe_init_params(kind, p.data(), C, NH, max_pos, &rng);
-    if (kind == PE_KERPLE_POWER) p[NH] = 2.5;
     if (kind == PE_FIRE) p[fire_layout(NH).m] = 0.01;  // L = 5.12: queries past it normalise by psi(i)
     if (kind == PE_COPE) p = random_vector(p.size(), seed);  // its zero init would hide the gates' gradient
     return p;

@@ -139,7 +139,6 @@ static void test_xpos_score_is_ropes_times_a_decay_in_the_distance(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-4, rotated_score(pe_view(xpos), q, key, 40, 10), rotated_score(pe_view(xpos), q, key, 530, 500));
 }
 
-// KERPLE's two kernels at hand-computed points, and its clamps
 // xPos's scales, tabulated in float, stay normal and their inverses finite over every position
 // below XPOS_MAX_POS, which validate_model_config admits; a few thousand further they would not
 static void test_xpos_scales_stay_in_floats_range_up_to_its_bound(void) {
@@ -150,6 +149,8 @@ static void test_xpos_scales_stay_in_floats_range_up_to_its_bound(void) {
     TEST_ASSERT((float)pow(zeta0, 36000 / XPOS_SCALE_BASE) < FLT_MIN);  // test_flags: the bound refused past it
 }
 
+// KERPLE's two kernels at hand-computed points, and its clamps: read, the gradient taken at the
+// value read, and the stored values clamped in place (before each update, as the official code)
 static void test_kerple_bias_at_known_points_and_clamps(void) {
     const int NH = 2;
     PETables log_tables = make_pe_tables(PE_KERPLE_LOG, 8, NH, 0, 50), power_tables = make_pe_tables(PE_KERPLE_POWER, 8, NH, 0, 50);
@@ -161,13 +162,25 @@ static void test_kerple_bias_at_known_points_and_clamps(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-6, -1.5 * sqrt(7.0), pe_score_bias(pe_view(power_tables), params, 0, 9, 2));
     TEST_ASSERT_DOUBLE_WITHIN(1e-6, -0.01 * 49.0, pe_score_bias(pe_view(power_tables), params, 1, 9, 2));
     TEST_ASSERT_EQUAL_FLOAT(0.0f, pe_score_bias(pe_view(power_tables), params, 0, 4, 4));  // distance 0: no bias
-    // a clamped value gets no gradient; the others do
+    // a clamped value's gradient is the bias's derivative at its bound: power, head 1, reads
+    // r1 = 0.01 and r2 = 2: d/dr1 = -7^2, d/dr2 = -r1 7^2 ln 7 (a clamp at the read alone gave 0)
     std::vector<float> dparams(2 * NH, 0);
     pe_score_bias_backward(pe_view(power_tables), params, dparams.data(), 1.0f, 1, 9, 2);
-    TEST_ASSERT_EQUAL_FLOAT(0.0f, dparams[1]);
-    TEST_ASSERT_EQUAL_FLOAT(0.0f, dparams[NH + 1]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-4, -49.0, dparams[1]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, -0.01 * 49.0 * log(7.0), dparams[NH + 1]);
     pe_score_bias_backward(pe_view(power_tables), params, dparams.data(), 1.0f, 0, 9, 2);
     TEST_ASSERT_DOUBLE_WITHIN(1e-6, -sqrt(7.0), dparams[0]);
+    // the stored values clamped in place: r2's upper bound is power's alone; other PEs untouched
+    for (PETables* tables : {&log_tables, &power_tables}) {
+        std::vector<float> kept(params, params + 2 * NH);
+        pe_keep_params_in_range(pe_view(*tables), kept.data());
+        float r2_of_head_1 = tables == &power_tables ? 2.0f : 3.0f;
+        TEST_ASSERT(kept == std::vector<float>({1.5f, 0.01f, 0.5f, r2_of_head_1}));
+    }
+    PETables t5 = make_pe_tables(PE_T5, 8, NH, 0, 50);
+    std::vector<float> table(params, params + 2 * NH);
+    pe_keep_params_in_range(pe_view(t5), table.data());
+    TEST_ASSERT(table == std::vector<float>(params, params + 2 * NH));
 }
 
 // FIRE: u = ln(c n + 1) / ln(c max(L, i) + 1), in [0, 1], fed to the MLP; a query past L is

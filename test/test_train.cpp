@@ -410,6 +410,24 @@ static void test_weight_decay_spares_the_t5_table_only(void) {
     }
 }
 
+// KERPLE's values are clamped into their range before the update, as the official code clamps
+// them before each forward (pe.h): a value past its bound moves from the bound
+static void test_adamw_moves_a_kerple_value_from_its_bound(void) {
+    Model m;
+    model_init(&m, ModelConfig{1, 8, 2, 8, 5, 4, PE_KERPLE_LOG, 0.25f, 0.0f}, 1, 3);
+    const int NH = 2;
+    real* table = m.param(P_PE_TABLE);
+    table[0] = 0.001f, table[NH] = 0.001f;  // r1 and r2 of head 0, both below 0.01
+    std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+    m.grads[m.layout.at(P_PE_TABLE, 0) + NH] = 1.0f;  // r2 pushed down
+    OptimConfig o;
+    o.steps = 10;
+    adamw_update(&m, o, 1e-3, 1);
+    TEST_ASSERT_EQUAL_FLOAT(0.01f, table[0]);  // no gradient: left at its bound
+    // the first step moves a value by lr (times sqrt(1 - b2) / (sqrt(1 - b2) + eps)), from 0.01
+    TEST_ASSERT_DOUBLE_WITHIN(1e-7, 0.01 - 1e-3, table[NH]);
+}
+
 static void test_clipping_scales_the_global_norm_to_the_limit(void) {
     Model m;
     model_init(&m, ModelConfig{1, 8, 2, 8, 5, 4, PE_NOPE, 0.25f, 0.0f}, 1, 3);
@@ -1086,6 +1104,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
     RUN_TEST(test_weight_decay_spares_the_t5_table_only);
+    RUN_TEST(test_adamw_moves_a_kerple_value_from_its_bound);
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
     RUN_TEST(test_crc32_is_the_standard_one);
