@@ -684,7 +684,8 @@ static void check_directory_can_be_made(const std::string& path) {
         std::string prefix = path.substr(0, at);
         struct stat st;
         if (stat(prefix.c_str(), &st) != 0) break;  // the rest the run makes
-        if (!S_ISDIR(st.st_mode)) fail("can not use %s as the run directory: %s is a file, not a directory", path.c_str(), prefix.c_str());
+        if (!S_ISDIR(st.st_mode))
+            fail("can not use %s as the run directory: %s is a file, not a directory", path.c_str(), prefix == path ? "it" : prefix.c_str());
         deepest = prefix;
     }
     if (access(deepest.c_str(), W_OK | X_OK) != 0) fail("can not create run directory %s in %s: %s", path.c_str(), deepest.c_str(), strerror(errno));

@@ -132,7 +132,7 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--task copy --stats --pack", "", "--pack can not be combined with --stats"},  // --stats shows --pack's row anyway
         {"--load /tmp/a/model.bin --keep-every 5", "", "--keep-every can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
-        {"--task copy --check --out /etc/passwd", "", "can not use /etc/passwd as the run directory: /etc/passwd is a file"},
+        {"--task copy --check --out /etc/passwd", "", "can not use /etc/passwd as the run directory: it is a file"},
         {"--task copy --check --out /etc/passwd/run", "", "/etc/passwd is a file, not a directory"},
     };
     for (const Bad& b : cases) {
