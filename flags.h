@@ -166,12 +166,13 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains); 0: off"},
         {"--pad-to-multiple", FLAG_INT, &c->pad_multiple, true, TRAIN | BENCH | STATS,
          "pad training batches' rows to a multiple of N tokens (fewer shapes, tiles that divide them), at most the longest sequence; 0: off"},
-        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --pad-to-multiple)
-        {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, false, TRAIN | RESUME | LOAD,
+        // how a run validates (and so which checkpoint is its best) and tests; --load may evaluate otherwise
+        {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, true, TRAIN | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
-        {"--eval-positions", FLAG_CHOICE, &c->eval_positions, false, TRAIN | RESUME | LOAD,
+        {"--eval-positions", FLAG_CHOICE, &c->eval_positions, true, TRAIN | LOAD,
          "a --random-positions model, evaluation only: counted (0..n-1) or drawn as in training, a draw per example (as Ruoss et al.'s code)",
          row_names(EVAL_POSITIONS_NAMES)},
+        // (the saved flags above are checkpoint fields in table order: a new one goes here, after --eval-positions)
         {"--attention-window", FLAG_STRING, &c->attention_window, false, LOAD,
          "L:W, an intervention on a trained model, on the CPU: layer L's queries see only their W latest tokens, themselves included"
          " (L-M:W, layers L to M's); :prompt, the prompt's queries alone; :sink, and their sequence's first token too;"

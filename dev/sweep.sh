@@ -42,11 +42,11 @@ die() { echo "sweep.sh: $*" >&2; exit 1; }
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the cores, not OpenMP's settings (nproc reads both)
 
 # ---------------------------------------------------------------------------------------------
-# The flags of a run's line that no checkpoint keeps and --resume reads all the same (how it
-# evaluates, the precision, the attention's algorithm and the GPU's CUDA graphs): a resumed run is
-# given them again, or it would validate, test or compute otherwise than it started. test_sweep
-# checks the list against flags.h.
-RESUME_FLAGS=(--rope-scaling --eval-positions --sample --precision --attention --cuda-graphs)
+# The flags of a run's line that no checkpoint keeps and --resume reads all the same (the
+# samples it prints at the end, the precision, the attention's algorithm and the GPU's CUDA
+# graphs): a resumed run is given them again, or it would compute otherwise than it started.
+# test_sweep checks the list against flags.h.
+RESUME_FLAGS=(--sample --precision --attention --cuda-graphs)
 
 # the RESUME_FLAGS among a run's flags ARGS, each with its value, one word a line
 resume_flags() {  # ARGS...
