@@ -749,8 +749,10 @@ static FILE* open_log(const std::string& path, int resumed_step) {
     std::string kept;
     std::ifstream old(path);
     int rows = 0;
-    for (std::string line; resumed_step > 0 && std::getline(old, line);)
+    for (std::string line; resumed_step > 0 && std::getline(old, line);) {
+        if (old.eof()) break;  // a last row with no newline: torn by a kill mid-write ("1" of "104\t...")
         if (rows++ == 0 || atoi(line.c_str()) <= resumed_step) kept += line + "\n";
+    }
     if (kept.empty()) kept = "step\tloss\tlr\tgrad_norm\ttokens_per_s\tvalid_accuracy\n";
     write_text(path + ".tmp", kept);
     if (rename((path + ".tmp").c_str(), path.c_str()) != 0) fail("can not write %s: %s", path.c_str(), strerror(errno));

@@ -780,6 +780,17 @@ static void test_a_failed_log_rewrite_keeps_the_old_log(void) {
     fclose(full);
 }
 
+// a kill mid-row leaves a last row with no newline, which a resume drops whatever it holds: cut
+// inside its step number, it would read as an earlier step
+static void test_a_resume_drops_a_torn_last_row_of_the_log(void) {
+    std::string dir = temp_dir();
+    std::string rows = "step\tloss\n1\t0.5\n2\t0.4\n3\t0.3\n";
+    std::ofstream(dir + "/log.tsv") << rows << "1";  // the start of row 10, say
+    fclose(open_log(dir + "/log.tsv", 3));
+    std::vector<char> kept = file_bytes(dir + "/log.tsv");
+    TEST_ASSERT_EQUAL_STRING(rows.c_str(), std::string(kept.begin(), kept.end()).c_str());
+}
+
 // with stdout not a terminal, evaluation prints progress lines too (at the log interval)
 static void test_evaluation_prints_progress_lines_in_a_log(void) {
     std::string dir = temp_dir();
@@ -1119,6 +1130,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_nonfinite_step_changes_nothing_and_stops_the_run);
     RUN_TEST(test_a_nonfinite_parameter_is_never_saved);
     RUN_TEST(test_a_failed_log_rewrite_keeps_the_old_log);
+    RUN_TEST(test_a_resume_drops_a_torn_last_row_of_the_log);
     RUN_TEST(test_evaluation_prints_progress_lines_in_a_log);
     RUN_TEST(test_model_bin_is_the_best_validation_checkpoint);
     RUN_TEST(test_dump_state_follows_the_documented_layout);
