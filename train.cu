@@ -703,6 +703,14 @@ static void make_directory(const std::string& path) {
     if (access(path.c_str(), W_OK) != 0) fail("can not write in run directory %s: %s", path.c_str(), strerror(errno));
 }
 
+// A run directory's file written whole or not at all: FILE.tmp, then renamed over FILE, so a
+// kill mid-write leaves FILE as it was (and the next start removes the .tmp:
+// remove_stale_temporaries). dev/sweep.sh takes results.json for a finished run.
+static void write_run_file(const std::string& path, const std::string& text) {
+    write_text(path + ".tmp", text);
+    if (rename((path + ".tmp").c_str(), path.c_str()) != 0) fail("can not write %s: %s", path.c_str(), strerror(errno));
+}
+
 // the shortest text that reads back as the same double
 static std::string format_double(double v) {
     char buf[32];
@@ -754,8 +762,7 @@ static FILE* open_log(const std::string& path, int resumed_step) {
         if (rows++ == 0 || atoi(line.c_str()) <= resumed_step) kept += line + "\n";
     }
     if (kept.empty()) kept = "step\tloss\tlr\tgrad_norm\ttokens_per_s\tvalid_accuracy\n";
-    write_text(path + ".tmp", kept);
-    if (rename((path + ".tmp").c_str(), path.c_str()) != 0) fail("can not write %s: %s", path.c_str(), strerror(errno));
+    write_run_file(path, kept);
     FILE* f = fopen(path.c_str(), "a");
     if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
     return f;
@@ -985,6 +992,26 @@ static void train(Run* r, int stop_at) {
                                    ": state.bin saved, --resume " + r->dir + " continues"};
 }
 
+// results.json: the run's settings that rank it, the checkpoint evaluated, and its tallies
+static std::string results_json(const Run& r, const Graded& valid, const Graded& test, double valid_majority, double test_majority) {
+    const RunConfig& c = *r.config;
+    auto field = [](const char* name, const std::string& value) { return ",\n  \"" + std::string(name) + "\": " + value; };
+    auto quoted = [](const std::string& text) { return "\"" + text + "\""; };
+    std::string json = "{\n  \"task\": " + quoted(c.task) + field("pe", quoted(c.pe)) + field("model", quoted(c.model)) +
+                       field("seed", std::to_string(c.seed)) + field("rope_scaling", quoted(ROPE_SCALING_NAMES[c.rope_scaling])) +
+                       field("eval_positions", quoted(EVAL_POSITIONS_NAMES[c.eval_positions])) +
+                       field("attention_window", quoted(window_name(r.model.config))) + field("steps", std::to_string(c.steps)) +
+                       field("best_step", std::to_string(r.progress.best_step)) + field("evaluated_step", std::to_string(r.evaluated_step)) +
+                       field("evaluated", quoted(EVALUATED_NAMES[r.evaluated])) + field("skipped_steps", std::to_string(r.progress.skipped)) +
+                       field("train_max", std::to_string(r.data.lengths.train_max)) + field("valid", json_split(valid.answers)) +
+                       field("test", json_split(test.answers)) + field("valid_tokens", json_split(valid.tokens)) +
+                       field("test_tokens", json_split(test.tokens)) + field("valid_majority_answer", format_text("%.4f", valid_majority)) +
+                       field("test_majority_answer", format_text("%.4f", test_majority));
+    if (c.data.scratchpad != SCRATCHPAD_NONE)
+        json += field("valid_scratchpad", json_split(valid.scratchpads)) + field("test_scratchpad", json_split(test.scratchpads));
+    return json + "\n}\n";
+}
+
 // The best checkpoint on both splits: the table, results.json, accuracy.svg.
 static void report(Run* r, bool write_files) {
     RunConfig& c = *r->config;
@@ -1018,22 +1045,8 @@ static void report(Run* r, bool write_files) {
         print_accuracy_table(stdout, graded_valid.scratchpads, graded_test.scratchpads);
     }
     if (!write_files) return;
-    std::string json = "{\n  \"task\": \"" + c.task + "\",\n  \"pe\": \"" + c.pe + "\",\n  \"model\": \"" + c.model + "\",\n  \"seed\": " +
-                       std::to_string(c.seed) + ",\n  \"rope_scaling\": \"" + ROPE_SCALING_NAMES[c.rope_scaling] +
-                       "\",\n  \"eval_positions\": \"" + EVAL_POSITIONS_NAMES[c.eval_positions] +
-                       "\",\n  \"attention_window\": \"" + window_name(mc) + "\",\n  \"steps\": " +
-                       std::to_string(c.steps) + ",\n  \"best_step\": " +
-                       std::to_string(r->progress.best_step) + ",\n  \"evaluated_step\": " + std::to_string(r->evaluated_step) +
-                       ",\n  \"evaluated\": \"" + EVALUATED_NAMES[r->evaluated] + "\"" +
-                       ",\n  \"skipped_steps\": " + std::to_string(r->progress.skipped) +
-                       ",\n  \"train_max\": " + std::to_string(r->data.lengths.train_max) +
-                       ",\n  \"valid\": " + json_split(valid) + ",\n  \"test\": " + json_split(test) +
-                       ",\n  \"valid_tokens\": " + json_split(graded_valid.tokens) + ",\n  \"test_tokens\": " + json_split(graded_test.tokens) +
-                       format_text(",\n  \"valid_majority_answer\": %.4f,\n  \"test_majority_answer\": %.4f", valid_majority, test_majority) +
-                       (scratchpad ? ",\n  \"valid_scratchpad\": " + json_split(graded_valid.scratchpads) +
-                                         ",\n  \"test_scratchpad\": " + json_split(graded_test.scratchpads) : "") + "\n}\n";
-    write_text(r->dir + "/results.json", json);
-    write_text(r->dir + "/accuracy.svg", accuracy_svg(valid, test, r->data.lengths.train_max, c.task + " / " + c.pe));
+    write_run_file(r->dir + "/accuracy.svg", accuracy_svg(valid, test, r->data.lengths.train_max, c.task + " / " + c.pe));
+    write_run_file(r->dir + "/results.json", results_json(*r, graded_valid, graded_test, valid_majority, test_majority));  // last: a sweep's sign of a finished run
     printf("\nwrote %s/results.json and %s/accuracy.svg\n", r->dir.c_str(), r->dir.c_str());
 }
 
@@ -1163,13 +1176,15 @@ static std::string run_dir(const RunConfig& c) {
 // A run computes in bf16 throughout or not at all (dev/report ranks bf16 runs as a setting
 // apart), so a resume must ask for bf16 exactly when the run's config.json records it; runs
 // from before that field were not bf16. (fp32 and tf32 may alternate: both are the GPU's
-// settings for fp32 products, and the CPU computes either in fp32.) Without config.json, whether
-// it did is not known, and the resume is refused.
+// settings for fp32 products, and the CPU computes either in fp32.) Without config.json, or with
+// one cut short, whether it did is not known, and the resume is refused.
 static void check_resumed_precision(const RunConfig& c) {
     std::ifstream in(c.resume + "/config.json");
     if (!in) fail("can not read %s/config.json (%s): it says whether the run computed in bf16, which its resume must repeat", c.resume.c_str(), strerror(errno));
     std::stringstream config;
     config << in.rdbuf();
+    if (config.str().find('}') == std::string::npos)
+        fail("%s/config.json is empty or cut short: it says whether the run computed in bf16, which its resume must repeat", c.resume.c_str());
     bool was_bf16 = config.str().find("\"precision\": \"bf16\"") != std::string::npos;
     bool is_bf16 = find_precision(c.precision) == PRECISION_BF16;
     if (was_bf16 && !is_bf16) fail("%s computed in bf16 (its config.json): resume it with --precision bf16", c.resume.c_str());
@@ -1202,7 +1217,7 @@ static void prepare_run(Run* r) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);
         host_to_device(r);
     }
-    write_text(r->dir + "/config.json", config_json(*r));
+    write_run_file(r->dir + "/config.json", config_json(*r));
     printf("run: %s, %d steps of %d sequences, lr %g%s\n\n", r->dir.c_str(), c->steps, c->batch, c->lr,
            c->resume.empty() ? "" : (", resumed after step " + std::to_string(r->progress.step)).c_str());
 }
@@ -1315,7 +1330,7 @@ static void prepare_evaluation_dir(Run* r) {
     check_new_run(c->out, c->force);
     clear_for_new_run(c->out);
     r->dir = c->out;
-    write_text(r->dir + "/config.json", config_json(*r));
+    write_run_file(r->dir + "/config.json", config_json(*r));
 }
 
 // A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the

@@ -696,7 +696,7 @@ static void test_resume_continues_bit_exactly(void) {
 }
 
 // a run is bf16 throughout or not at all: a resume that would switch is refused, either way, and
-// so is one whose config.json, which says, is gone
+// so is one whose config.json, which says, is cut short or gone
 static void test_a_resume_keeps_the_run_in_or_out_of_bf16(void) {
     for (const char* trained : {"bf16", "fp32"}) {
         RunConfig c = small_run(temp_dir(), 12);
@@ -709,6 +709,12 @@ static void test_a_resume_keeps_the_run_in_or_out_of_bf16(void) {
         Run again(&resumed);
         TEST_ASSERT_THROWS_WITH(prepare_quietly(&again), std::string(trained) == "bf16" ? "computed in bf16 (its config.json): resume it with --precision bf16"
                                                                                        : "did not compute in bf16 (its config.json)");
+        std::ofstream(c.out + "/config.json") << "{\n  \"task\": \"copy\",";  // cut short
+        RunConfig torn;
+        torn.resume = c.out;
+        torn.precision = trained;
+        Run cut(&torn);
+        TEST_ASSERT_THROWS_WITH(prepare_quietly(&cut), "config.json is empty or cut short: it says whether the run computed in bf16");
         TEST_ASSERT_EQUAL_INT(0, remove((c.out + "/config.json").c_str()));
         RunConfig unknown;
         unknown.resume = c.out;
