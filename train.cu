@@ -835,7 +835,8 @@ static std::string snapshot_path(const std::string& dir, int step) { return form
 
 // The parameters after this step, kept for --load: how far a run reaches at each point of its
 // training, where model.bin holds one point (the best valid accuracy, often an early step) and
-// state.bin the last. Its header holds the best step until then, which tells it from model.bin.
+// state.bin the last. Its header holds the best step until then; its name (step-N.bin) tells it
+// from model.bin, which it equals at a step that was the best so far (load_run).
 static void keep_snapshot(Run* r) {
     fetch_finite_params(r);
     save_checkpoint(snapshot_path(r->dir, r->progress.step), r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
@@ -1029,7 +1030,8 @@ static void report(Run* r, bool write_files) {
                                        mc.window_layers().c_str(), mc.window_prompt ? " of the prompt" : "", mc.window, sink);
     std::string pe = c.pe + scaling + drawn + window;
     std::string checkpoint =
-        r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, not the best%s)", r->evaluated_step, skipped.c_str())
+        r->evaluated == EVALUATED_LATEST   ? format_text("training state of step %d (the latest, %s the best%s)", r->evaluated_step,
+                                                         r->evaluated_step == r->progress.best_step ? "also" : "not", skipped.c_str())
         : r->evaluated == EVALUATED_BEST ? format_text("checkpoint of step %d (best valid accuracy%s)", r->evaluated_step, skipped.c_str())
                                          : format_text("snapshot of step %d (--keep-every; the best valid accuracy until then was step %d's%s)",
                                                        r->evaluated_step, r->progress.best_step, skipped.c_str());
@@ -1345,8 +1347,12 @@ static Header load_run(Run* r, const std::string& path, const std::set<std::stri
     Header h = read_checkpoint_header(path);
     r->progress = restore_run(h, c, kept);
     r->evaluated_step = r->progress.step;
-    // model.bin is saved at the step that became the best; a snapshot at any other step is not it
-    r->evaluated = h[H_KIND] == CKPT_TRAIN_STATE ? EVALUATED_LATEST : r->progress.step == r->progress.best_step ? EVALUATED_BEST : EVALUATED_SNAPSHOT;
+    // model.bin is saved at the step that became the best; a --keep-every snapshot (step-N.bin) is
+    // of its step, even one that was the best until then
+    std::string file = path.substr(path.find_last_of('/') + 1);
+    r->evaluated = h[H_KIND] == CKPT_TRAIN_STATE                                                   ? EVALUATED_LATEST
+                   : is_snapshot_name(file, ".bin") || r->progress.step != r->progress.best_step ? EVALUATED_SNAPSHOT
+                                                                                                 : EVALUATED_BEST;
     c->model = header_preset(h);
     if (kept.count("--test-max") && c->data.index_hints)
         fail("--test-max can not test a model trained with --index-hints on other lengths: the hints follow the test lengths, so "

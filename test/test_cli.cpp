@@ -251,6 +251,12 @@ static void test_keep_every_keeps_each_nth_step_for_load(void) {
     const size_t header = HEADER_FIELDS * sizeof(int32_t);
     TEST_ASSERT_EQUAL_INT(0, state.compare(header, last.size() - header, last, header, std::string::npos));
     TEST_ASSERT_EQUAL_INT(header + (state.size() - header) / 3, last.size());
+    // a snapshot of a step that was the best so far (here model.bin's bytes, step 3's, under a
+    // snapshot's name) is still evaluated as a snapshot: the run's best may come later
+    TEST_ASSERT_EQUAL_INT(0, system(("cp " + dir + "/model.bin " + root + "/step-000003.bin").c_str()));
+    Result three = train("--load " + root + "/step-000003.bin --device cpu --out " + root + "/three");
+    TEST_ASSERT_MESSAGE(read_file(root + "/three/results.json").find("\"evaluated_step\": 3,\n  \"evaluated\": \"snapshot\"") != std::string::npos,
+                        three.out.c_str());
     // a snapshot alone is an earlier run; --force removes it with a crash's temporary, and
     // leaves a name that is not a snapshot's
     std::ofstream(dir + "/step-000008.bin.tmp") << "torn";
