@@ -594,8 +594,9 @@ static Words output_words(const Vocab& vocab, const std::vector<int>& output, bo
     return said;
 }
 
-// decodes the first n examples of a split token by token (RoPE scaled for each as evaluate
-// scales it) and prints prompt, gold and output
+// decodes the first n examples of a split token by token (RoPE scaled for each by its own length,
+// where evaluate scales a batch by its longest: the same where the batch's examples, sorted by
+// length, share it) and prints prompt, gold and output
 static void print_samples(Run* r, const Split& split, const char* name, int n) {
     const Vocab& vocab = r->data.vocab;
     for (int i = 0; i < std::min(n, split.size()); i++) {
@@ -664,7 +665,7 @@ static void answer_with_model(Run* r) {
         int whole = (int)(tokens.size() + gold.size()) + 1;  // prompt, gold target, <eos>: the room decoding needs
         if (whole > max_T)
             fail("line %d: the prompt and its answer take %d tokens; this model was made for at most %d (its data's longest example)", number, whole, max_T);
-        scale_rope_for(r, whole);  // as evaluate scales a batch holding this example
+        scale_rope_for(r, whole);  // by its own length, as print_samples scales an example
         bool ended = false;
         Words said = output_words(vocab, generate_greedy(&r->model, tokens, EOS_ID), &ended);
         printf("%s%s\n", join_words(said).c_str(), ended ? "" : " (no <eos>)");
