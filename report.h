@@ -18,7 +18,7 @@
 #include "common.h"
 
 struct Tally {
-    int correct = 0, total = 0;
+    int64_t correct = 0, total = 0;  // tokens too: a large test split's count passes 2^31
     double accuracy() const { return total ? (double)correct / total : 0.0; }
 };
 

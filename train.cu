@@ -223,8 +223,9 @@ struct Progress {
 };
 
 // a saved flag's value in its two header fields, and back: integers and switches in the first
-// (the second stays 0), u64 and double as all 64 bits
+// (the second stays 0), u64 and double as all 64 bits; a string does not fit
 static void flag_to_fields(const Flag& f, int32_t* fields) {
+    if (f.type == FLAG_STRING) fail("internal error: %s is saved, and a string does not fit a checkpoint's two fields", f.name);
     if (f.type == FLAG_INT || f.type == FLAG_CHOICE) fields[0] = *(int*)f.value;
     else if (f.type == FLAG_SWITCH) fields[0] = *(bool*)f.value;
     else memcpy(fields, f.value, 8);
@@ -242,8 +243,11 @@ static Header run_header(const Model& m, CheckpointKind kind, RunConfig* c, cons
     h[R_STEP] = p.step, h[R_BEST_STEP] = p.best_step, h[R_SKIPPED] = p.skipped;
     memcpy(&h[R_BEST_ACCURACY], &p.best_accuracy, 8);
     int field = R_FLAGS;
-    for (const Flag& f : flag_table(c))
-        if (f.saved) flag_to_fields(f, &h[field]), field += 2;
+    for (const Flag& f : flag_table(c)) {
+        if (!f.saved) continue;
+        if (field + 2 > H_HEADER_CRC) fail("internal error: the saved flags overflow the checkpoint header at %s", f.name);
+        flag_to_fields(f, &h[field]), field += 2;
+    }
     return h;
 }
 
