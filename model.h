@@ -1602,10 +1602,9 @@ inline Header read_checkpoint_header(const std::string& path) {
     if (h[H_VERSION] != CHECKPOINT_VERSION) fail("%s is checkpoint version %d; this build reads version %d", path.c_str(), h[H_VERSION], CHECKPOINT_VERSION);
     if ((uint32_t)h[H_HEADER_CRC] != header_crc(h)) fail("%s is corrupt: its header fails its CRC-32 check (a field was edited or damaged)", path.c_str());
     if (h[H_KIND] != CKPT_MODEL && h[H_KIND] != CKPT_TRAIN_STATE) fail("%s has unknown checkpoint kind %d", path.c_str(), h[H_KIND]);
-    size_t sets = h[H_KIND] == CKPT_TRAIN_STATE ? 3 : 1;
-    size_t expected = HEADER_FIELDS * 4 + sets * header_num_params(h) * 4;
-    if ((size_t)size != expected)
-        fail("%s is truncated or corrupt: %ld bytes, its header announces %zu", path.c_str(), size, expected);
+    size_t sets = h[H_KIND] == CKPT_TRAIN_STATE ? 3 : 1, payload = (size_t)size - HEADER_FIELDS * 4;
+    if (header_num_params(h) > payload / (4 * sets) || payload != sets * header_num_params(h) * 4)  // the first test: no overflow in the second
+        fail("%s is truncated or corrupt: %ld bytes, its header announces %zu parameters in %zu sets", path.c_str(), size, header_num_params(h), sets);
     return h;
 }
 

@@ -550,6 +550,17 @@ static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
     write_bytes(dir + "/truncated.bin", truncated);
     TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/truncated.bin"), "is truncated or corrupt");
 
+    // a header announcing 2^62 + 5 parameters (its CRC made right) over 5 floats: 3 sets of them
+    // times 4 bytes wraps around to 60 in 64 bits, which a size check that multiplied would pass
+    Header huge(HEADER_FIELDS);
+    memcpy(huge.data(), bytes.data(), HEADER_FIELDS * sizeof(int32_t));
+    huge[H_NUM_PARAMS_LO] = 5, huge[H_NUM_PARAMS_HI] = 1 << 30;
+    huge[H_HEADER_CRC] = (int32_t)header_crc(huge);
+    std::vector<char> wrapped((const char*)huge.data(), (const char*)huge.data() + HEADER_FIELDS * sizeof(int32_t));
+    wrapped.resize(wrapped.size() + 60);
+    write_bytes(dir + "/wrapped.bin", wrapped);
+    TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/wrapped.bin"), "is truncated or corrupt");
+
     write_bytes(dir + "/short.bin", std::vector<char>(bytes.begin(), bytes.begin() + 100));
     TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/short.bin"), "shorter than its 1024-byte header");
 
