@@ -183,7 +183,9 @@ struct ParamSpec {
     bool per_layer;  // one copy per layer, or one for the whole model
     Dim rows, cols;
     bool decay;      // AdamW weight decay. The paper's HF Trainer exempted every parameter whose
-                     // name contains "bias": T5's relative_attention_bias table, not the norms
+                     // name contains "bias": T5's relative_attention_bias table, not the norms.
+                     // The later PEs' tensors and Abacus's table are exempt likewise: positions
+                     // the data rarely reaches would decay toward zero between their updates
     double (*init_std)(const ModelConfig& c);  // normal(0, std); nullptr: ones (norm weights), or
                                                // for pe_table the PE's own init (pe.h)
 };
@@ -1235,7 +1237,7 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
     if ((c.abacus || c.position_coupling) && m->is_digit.size() != (size_t)c.V)
         fail("internal error: an Abacus or coupled model needs its vocabulary's digits");
     if (c.position_coupling) positions = couple_positions(m, tokens, place_offsets, B, T);
-    size_t BT = (size_t)B * T, rows = BT - t0;  // row-wise layers compute rows t0 .. BT-1
+    size_t BT = (size_t)B * T, rows = BT - t0, row0 = t0;  // row-wise layers compute rows t0 .. BT-1 (row0: t0 for offsets, in size_t)
     auto A = [&](int id, int l = 0) { return m->act(id, l); };
     int planes = planes_for(c, positions, B);
 
@@ -1250,8 +1252,8 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
         real* branch = A(A_BRANCH);
         if (m->edit_residual) m->edit_residual(l, res_in);
         // attention block: res_mid = res_in + dropout(attention(rmsnorm(res_in)) Wo^T)
-        rmsnorm_forward(A(A_LN1, l) + t0 * C, A(A_LN1_RSTD, l) + t0, res_in + t0 * C, m->param(P_LN1, l), rows, C);
-        matmul_forward(A(A_QKV, l) + t0 * 3 * C, A(A_LN1, l) + t0 * C, m->param(P_WQ, l), rows, C, 3 * C, c.precision);
+        rmsnorm_forward(A(A_LN1, l) + row0 * C, A(A_LN1_RSTD, l) + t0, res_in + row0 * C, m->param(P_LN1, l), rows, C);
+        matmul_forward(A(A_QKV, l) + row0 * 3 * C, A(A_LN1, l) + row0 * C, m->param(P_WQ, l), rows, C, 3 * C, c.precision);
         rotate_qk_forward(A(A_QKV, l), positions, m->pe(), B, T, C, NH, t0);
         if (c.attention == ATTENTION_FUSED) {  // each score's bias made where it is used
             attention_fused_forward(A(A_ATTY, l), A(A_LSE, l), A(A_QKV, l), m->param(P_PE_TABLE, l), m->pe(), positions, starts, drop,
@@ -1268,22 +1270,22 @@ inline double model_forward(Model* m, const int* tokens, const int* targets, int
                 attention_forward(A(A_ATTY, l), A(A_ATT, l), A(A_QKV, l), bias, planes, starts, drop, drop.key(SITE_ATTN_PROBS, l), B, T, C, NH, t0,
                                   c.precision);
         }
-        matmul_forward(branch + t0 * C, A(A_ATTY, l) + t0 * C, m->param(P_WO, l), rows, C, C, c.precision);
+        matmul_forward(branch + row0 * C, A(A_ATTY, l) + row0 * C, m->param(P_WO, l), rows, C, C, c.precision);
         dropout_forward(branch, branch, drop, drop.key(SITE_ATTN_OUT, l), BT * C);
-        residual_forward(res_mid + t0 * C, res_in + t0 * C, branch + t0 * C, rows * C);
+        residual_forward(res_mid + row0 * C, res_in + row0 * C, branch + row0 * C, rows * C);
         // feed-forward block: res_out = res_mid + dropout(dropout(relu(rmsnorm(res_mid) W1^T)) W2^T)
-        rmsnorm_forward(A(A_LN2, l) + t0 * C, A(A_LN2_RSTD, l) + t0, res_mid + t0 * C, m->param(P_LN2, l), rows, C);
-        matmul_forward(A(A_FC, l) + t0 * F, A(A_LN2, l) + t0 * C, m->param(P_W1, l), rows, C, F, c.precision);
+        rmsnorm_forward(A(A_LN2, l) + row0 * C, A(A_LN2_RSTD, l) + t0, res_mid + row0 * C, m->param(P_LN2, l), rows, C);
+        matmul_forward(A(A_FC, l) + row0 * F, A(A_LN2, l) + row0 * C, m->param(P_W1, l), rows, C, F, c.precision);
         relu_dropout_forward(A(A_FC_ACT, l), A(A_FC, l), drop, drop.key(SITE_FFN_HIDDEN, l), BT * F);
-        matmul_forward(branch + t0 * C, A(A_FC_ACT, l) + t0 * F, m->param(P_W2, l), rows, F, C, c.precision);
+        matmul_forward(branch + row0 * C, A(A_FC_ACT, l) + row0 * F, m->param(P_W2, l), rows, F, C, c.precision);
         dropout_forward(branch, branch, drop, drop.key(SITE_FFN_OUT, l), BT * C);
-        residual_forward(res_out + t0 * C, res_mid + t0 * C, branch + t0 * C, rows * C);
+        residual_forward(res_out + row0 * C, res_mid + row0 * C, branch + row0 * C, rows * C);
     }
     if (m->edit_residual) m->edit_residual(c.L, A(A_RES_OUT));
     // LM head: logits = (dropout(rmsnorm(h)) * C^-0.5) wte^T
-    rmsnorm_forward(A(A_LNF) + t0 * C, A(A_LNF_RSTD) + t0, A(A_RES_OUT) + t0 * C, m->param(P_LNF), rows, C);
+    rmsnorm_forward(A(A_LNF) + row0 * C, A(A_LNF_RSTD) + t0, A(A_RES_OUT) + row0 * C, m->param(P_LNF), rows, C);
     dropout_forward(A(A_HEAD_IN), A(A_LNF), drop, drop.key(SITE_FINAL), BT * C, (real)(1.0 / sqrt(C)));
-    matmul_forward(A(A_LOGITS) + t0 * V, A(A_HEAD_IN) + t0 * C, m->param(P_WTE), rows, C, V, c.precision);
+    matmul_forward(A(A_LOGITS) + row0 * V, A(A_HEAD_IN) + row0 * C, m->param(P_WTE), rows, C, V, c.precision);
     return targets ? crossentropy_forward(A(A_LOGITS), targets, BT, V) : 0.0;
 }
 
@@ -1372,6 +1374,7 @@ inline int argmax(const real* x, int n) { return (int)(std::max_element(x, x + n
 // tokens: up to and including `eos`, or until the sequence fills max_T. prompt_len: how many of
 // the tokens given are the task's prompt (-1: all), for a window over the prompt alone.
 inline std::vector<int> generate_greedy(Model* m, const std::vector<int>& prompt, int eos, int prompt_len = -1) {
+    if (prompt.empty()) fail("internal error: greedy decoding of an empty prompt, which has no last token to predict from");
     std::vector<int> tokens = prompt, generated;
     int V = m->config.V;
     TokenPlaces places;

@@ -131,7 +131,8 @@ HD inline double kerple_read(PEKind k, int row, double value) {
 // its initial 512). The normalised distance u stays in [0, 1] at any length: longer inputs are
 // squeezed into the trained range ("progressive interpolation") once i passes L. One MLP serves
 // every layer, as T5's table does (--pe-per-layer: one per layer). Init as torch's nn.Linear
-// (uniform, +-1/sqrt(fan_in)).
+// (uniform, +-1/sqrt(fan_in)). The reference code adds 1e-6 to psi's denominator; here nothing,
+// so the denominator is 0 only at c' = 0 exactly, which a step's non-finite gradient then stops.
 // Parameters, flat: w1 (32) | b1 (32) | w2 (NH, 32) | b2 (NH) | c' | m.
 
 static const int FIRE_HIDDEN = 32;
@@ -459,7 +460,7 @@ inline bool pe_can_couple(PEKind k) { return k == PE_APE || k == PE_APE_LEARNED 
 
 template <typename real>
 HD inline real pe_input(const PE& pe, const real* params, int pos, int c) {
-    if (pe.kind == PE_APE) return pe.ape[pos * pe.C + c];
+    if (pe.kind == PE_APE) return pe.ape[(size_t)pos * pe.C + c];
     if (pe.kind == PE_APE_LEARNED) return params[(size_t)pos * pe.C + c];
     return 0;
 }
