@@ -184,8 +184,9 @@ struct ParamSpec {
     Dim rows, cols;
     bool decay;      // AdamW weight decay. The paper's HF Trainer exempted every parameter whose
                      // name contains "bias": T5's relative_attention_bias table, not the norms.
-                     // The later PEs' tensors and Abacus's table are exempt likewise: positions
-                     // the data rarely reaches would decay toward zero between their updates
+                     // The later PEs' tensors and Abacus's table are exempt as T5's is, one rule
+                     // for every positional tensor (KERPLE's official code names its two
+                     // bias_p and bias_a, which the rule exempts; for the rest it is a choice)
     double (*init_std)(const ModelConfig& c);  // normal(0, std); nullptr: ones (norm weights), or
                                                // for pe_table the PE's own init (pe.h)
 };
