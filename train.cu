@@ -623,7 +623,8 @@ static void print_samples(Run* r, const Split& split, const char* name, int n) {
 // file), and reading it whole would take memory without bound.
 static const size_t MAX_PROMPT_CHARS = 1 << 16;
 
-// one line of standard input without its newline, or false at the end of the input
+// one line of standard input without its newline, or false at the end of the input; an input
+// that can not be read (a directory, a closed descriptor) is an error, not an empty one
 static bool read_prompt_line(std::string* line, int number) {
     line->clear();
     for (int ch; (ch = getchar()) != EOF;) {
@@ -631,7 +632,17 @@ static bool read_prompt_line(std::string* line, int number) {
         if (line->size() == MAX_PROMPT_CHARS) fail("line %d is longer than %zu characters: not a prompt", number, MAX_PROMPT_CHARS);
         line->push_back((char)ch);
     }
+    if (ferror(stdin)) fail("can not read standard input: %s", strerror(errno));
     return !line->empty();
+}
+
+// a prompt's words are printable: a tab is --show's line with its target (cut -f1 takes the
+// prompt), any other control byte is no word's, and would be echoed raw into the error line
+static void check_printable(const std::string& line, int number) {
+    for (unsigned char ch : line) {
+        if (ch == '\t') fail("line %d holds a tab: --answer reads prompts alone, one a line (cut -f1 takes them from --show's lines)", number);
+        if (ch < 0x20 || ch == 0x7f) fail("line %d holds control byte 0x%02x, which is in no prompt", number, ch);
+    }
 }
 
 // Reads prompts from stdin, one per line in the task's words, and hands each to `answer` with
@@ -642,6 +653,7 @@ static void for_each_prompt(const Task& task, const Vocab& vocab, const DataConf
     std::string line;
     for (int number = 1; read_prompt_line(&line, number); number++) {
         if (!line.empty() && line.back() == '\r') line.pop_back();  // files written on Windows
+        check_printable(line, number);
         Words prompt = split_words(line);
         if (vocab.id("<bos>") >= 0 && !prompt.empty() && prompt[0] == "<bos>") prompt.erase(prompt.begin());
         int length = 0;

@@ -132,6 +132,9 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
         {"--task copy --stats --pack", "", "--pack can not be combined with --stats"},  // --stats shows --pack's row anyway
         {"--load /tmp/a/model.bin --keep-every 5", "", "--keep-every can not be combined with --load: a saved run keeps its own settings"},
         {"--task copy --answer", std::string(70000, 'a'), "line 1 is longer than 65536 characters: not a prompt"},
+        {"--task copy --answer", "Copy: a a [SEP]\tas as\n", "line 1 holds a tab: --answer reads prompts alone"},
+        {"--task copy --answer", std::string("Copy: a\0 a [SEP]\n", 17), "line 1 holds control byte 0x00, which is in no prompt"},
+        {"--task copy --answer", "Copy: \x1b[31ma [SEP]\n", "line 1 holds control byte 0x1b"},
         {"--task copy --check --out /etc/passwd", "", "can not use /etc/passwd as the run directory: it is a file"},
         {"--task copy --check --out /etc/passwd/run", "", "/etc/passwd is a file, not a directory"},
     };
@@ -141,16 +144,21 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
     }
 }
 
-// what ./train prints must reach its standard output: a full disk is an error, not exit 0
+// what ./train prints must reach its standard output: a full disk is an error, not exit 0; and
+// standard input that can not be read (a directory, closed) is an error, not an empty one
 static void test_output_that_can_not_be_written_is_an_error(void) {
     char pattern[] = "/tmp/test_cli_full_XXXXXX";
     std::string err = std::string(mkdtemp(pattern)) + "/err";
-    for (std::string args : {"--task copy --show 50", "--task copy --stats --train-size 400", "--help"}) {
-        int status = system(("./train " + args + " > /dev/full 2> " + err).c_str());
+    auto run = [&](const std::string& command, const std::string& message) {
+        int status = system((command + " 2> " + err).c_str());
         Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", read_file(err)};
-        std::string problem = error_problem(r, "can not write the output to standard output");
-        TEST_ASSERT_MESSAGE(problem.empty(), (args + ": " + problem).c_str());
-    }
+        std::string problem = error_problem(r, message);
+        TEST_ASSERT_MESSAGE(problem.empty(), (command + ": " + problem).c_str());
+    };
+    for (std::string args : {"--task copy --show 50", "--task copy --stats --train-size 400", "--help"})
+        run("./train " + args + " > /dev/full", "can not write the output to standard output");
+    run("./train --task copy --answer < /tmp", "can not read standard input: Is a directory");
+    run("./train --task copy --answer <&-", "can not read standard input: Bad file descriptor");
 }
 
 // a whole (very short) run through the binary: files, table, samples; then --load and --resume
