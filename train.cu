@@ -1177,8 +1177,10 @@ static std::vector<std::string> earlier_run_files(const std::string& dir) {
 }
 
 static void check_new_run(const std::string& dir, bool force) {
-    if (!force && !earlier_run_files(dir).empty())
+    if (force || earlier_run_files(dir).empty()) return;
+    if (access((dir + "/state.bin").c_str(), F_OK) == 0)
         fail("%s holds an earlier run: --resume %s continues it, --force replaces it, or choose another --out", dir.c_str(), dir.c_str());
+    fail("%s holds an earlier run or evaluation: --force replaces it, or choose another --out", dir.c_str());
 }
 
 static void clear_for_new_run(const std::string& dir) {

@@ -304,7 +304,8 @@ static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) 
 
     std::string problem = error_problem(train("--load " + dir + "/model.bin --out " + dir), "is the directory of " + dir + "/model.bin");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
-    problem = error_problem(train("--load " + dir + "/model.bin --out " + eval), "holds an earlier run");
+    // an evaluation's directory has no state.bin to resume: the error does not offer --resume
+    problem = error_problem(train("--load " + dir + "/model.bin --out " + eval), "holds an earlier run or evaluation: --force replaces it");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
     Result replaced = train("--load " + dir + "/model.bin --out " + eval + " --force");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, replaced.status, replaced.err.c_str());
