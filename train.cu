@@ -744,7 +744,10 @@ static std::string config_json(const Run& r) {
     const Model& m = r.model;
     std::string s = "{\n  \"task\": \"" + c->task + "\",\n  \"pe\": \"" + c->pe + "\",\n  \"model\": \"" + c->model + "\",\n";
     for (const Flag& f : flag_table(c)) {
-        if (!f.saved) continue;
+        // how the run evaluates is results.json's to say (rope_scaling, eval_positions): an
+        // evaluation with --load --out keeps the run's config.json, which dev/report reads as the
+        // setting it ranks the evaluation in, as a method of its own
+        if (!f.saved || f.value == &c->rope_scaling || f.value == &c->eval_positions) continue;
         std::string value = f.type == FLAG_INT      ? std::to_string(*(int*)f.value)
                           : f.type == FLAG_U64    ? std::to_string(*(uint64_t*)f.value)
                           : f.type == FLAG_SWITCH ? (*(bool*)f.value ? "true" : "false")
