@@ -288,6 +288,9 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
         fail("--sample can not be combined with --eval-positions drawn: its decoding may run past the positions drawn for the gold answer");
     if (given.count("--keep-every") && c->keep_every < 1) fail("--keep-every expects at least 1 step, got %d", c->keep_every);
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
+    if (given.count("--cuda-graphs") && c->device == "cpu") fail("--cuda-graphs says how the GPU runs a step, and --device cpu uses none");
+    if (given.count("--rope-frac") && !pe_rotates(find_pe(c->pe)))
+        fail("--rope-frac sets the share of each head that RoPE rotates, and --pe %s rotates nothing (rope and xpos do)", c->pe.c_str());
     if (given.count("--bench-seq")) {  // random tokens of one length: no task's data, digits, drawn positions or padding
         if (c->bench_seq < 2) fail("--bench-seq expects at least 2 tokens, got %d", c->bench_seq);
         for (const Flag& f : flag_table(c))  // the data's flags: read where the splits are made (and by --answer)
