@@ -11,6 +11,7 @@
 #                        other seed, the paper's baseline NoPE')
 #   histogram.tsv/.svg   §6.1: where each model's heads look over the answer
 #   PE.test.svg          heatmaps of the first test example, every head, for each PE
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: dev/analyses.sh SWEEP TASK OUT [SEED [OTHER_SEED]]" >&2; exit 1; }
 sweep=$(realpath -m "$1") task=$2 out=$(realpath -m "$3") seed=${4:-256788} other=${5:-234054}  # from the caller's directory

@@ -14,6 +14,7 @@
 # words it has written against the prompt's shows its count here; on sort, a model whose errors
 # are whole periods of some count shows them as differences that are multiples of the period.
 # --threads goes to ./train (give 1 beside a training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/answer_lengths.sh "$@"

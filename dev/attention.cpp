@@ -72,6 +72,7 @@
 #include <climits>
 
 #include "analysis.h"
+#include "dev/tool.h"
 #include "report.h"
 
 struct Labelled {
@@ -172,8 +173,8 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
         };
         if (arg == "--out") a.out = value();
         else if (arg == "--paper-jsd") a.paper_jsd = true;
-        else if (arg == "--min-length") a.min_length = atoi(value().c_str());
-        else if (arg == "--bins") a.bins = atoi(value().c_str());
+        else if (arg == "--min-length") a.min_length = count_option(arg, value());
+        else if (arg == "--bins") a.bins = count_option(arg, value());
         else if (arg == "--split") a.split = split_option(value());
         else if (arg == "--by") a.by = group_option(value());
         else if (arg == "--ranges") a.ranges = ranges_option(value());
@@ -555,11 +556,17 @@ static void probe_command(const AttentionArgs& a) {
     printf("wrote %s/probe.tsv\n", a.out.c_str());
 }
 
+static const char* const ATTENTION_USAGE =
+    "dev/attention distance|histogram|attends|span|scores|positions|probe --out DIR [OPTIONS] [REFERENCE.bin] LABEL=DUMP.bin ...\n"
+    "  on dumps of ./train --load MODEL --dump-attention DUMP.bin; OPTIONS: --paper-jsd --min-length N --bins N\n"
+    "  --split valid|test --by word|index --ranges --edges --keys --length N --fit valid|test (which command reads\n"
+    "  which, and what each writes: dev/attention.cpp's header)";
+
 static void attention_main(int argc, char** argv) {
     std::string command = argc > 1 ? argv[1] : "";
     const char* commands[] = {"distance", "histogram", "attends", "span", "scores", "positions", "probe"};
     if (std::find(std::begin(commands), std::end(commands), command) == std::end(commands))
-        fail("usage: dev/attention distance|histogram|attends|span|scores|positions|probe --out DIR ... (see dev/attention.cpp)");
+        fail("unknown command '%s' (valid: distance histogram attends span scores positions probe; --help says more)", command.c_str());
     AttentionArgs a = parse_attention_args(argc, argv);
     if (command == "distance") distance_command(a);
     else if (command == "histogram") histogram_command(a);
@@ -572,6 +579,7 @@ static void attention_main(int argc, char** argv) {
 
 #ifndef TESTING
 int main(int argc, char** argv) {
+    if (help_asked(argc, argv)) return print_usage(ATTENTION_USAGE, true);
     try {
         attention_main(argc, argv);
     } catch (const Error& e) {

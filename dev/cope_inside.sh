@@ -13,6 +13,7 @@
 #                                PERIOD 2, and FROM 18 with PERIODs 1, 3, 4), then evaluated
 #   OUT/copy-cope/, OUT/reverse-cope/   dev/attention positions
 # A model the sweep does not hold is left out, and said so.
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: dev/cope_inside.sh ROOT OUT" >&2; exit 1; }
 root=$(realpath -m "$1") out=$(realpath -m "$2")  # from the caller's directory

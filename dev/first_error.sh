@@ -15,6 +15,7 @@
 # index of the answer whatever the length; one that reads how far the sequence has gone, at one
 # token of the sequence, which for longer prompts comes earlier in the answer.
 # --threads goes to ./train (give 1 beside a training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/first_error.sh "$@"

@@ -16,6 +16,7 @@
 # SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
 # PES, PRECISIONS and GRAPHS choose the bench's rows (default every PE the GPU runs, fp32, tf32
 # and bf16, graphs on and off).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/gpu_check}

@@ -5,6 +5,7 @@
 #   bash dev/gpu_profile.sh OUT.csv [./train --bench flags]   (default: --model paper --bench-seq 256 --precision tf32)
 # ncu runs the kernels one at a time, with the clocks left alone (--clock-control none) and the
 # caches not flushed (--cache-control none), so the sum is near the bench's ms/step, not equal to it.
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bash dev/gpu_profile.sh OUT.csv [./train --bench flags]" >&2; exit 1; }
@@ -13,9 +14,11 @@ shift
 flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--model paper --bench-seq 256 --precision tf32)
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+nvidia-smi -L > /dev/null 2>&1 || { echo "gpu_profile.sh: no CUDA GPU here (nvidia-smi -L fails)" >&2; exit 1; }
+[ -x "$ncu" ] || { echo "gpu_profile.sh: no Nsight Compute (ncu) on the PATH or in /usr/local/cuda/bin" >&2; exit 1; }
 make -s train
 "$ncu" --profile-from-start off --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
-    ./train --bench "${flags[@]}" > "$out.raw" 2> "$out.err" || { tail -5 "$out.err"; exit 1; }
+    ./train --bench "${flags[@]}" > "$out.raw" 2> "$out.err" || { tail -n 5 -- "$out.err"; exit 1; }
 grep '^"' "$out.raw" > "$out"  # ncu's rows; the bench's own lines are the rest
 grep -E "ms/step" "$out.raw" || true
 python3 - "$out" <<'PY'

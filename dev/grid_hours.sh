@@ -12,6 +12,7 @@
 # one run at a time: runs side by side (dev/sweep.sh --jobs) and the time outside the steps
 # (data, validation, the final evaluation) are not in it. A bench that fails is named, and
 # makes the exit status 1.
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 die() { echo "dev/grid_hours.sh: $*" >&2; exit 1; }
@@ -44,6 +45,11 @@ for task in "${task_list[@]}"; do
             continue 2
         }
         ms=$(awk '/ms\/step/ {print $1}' <<< "$out")
+        [ -n "$ms" ] || {  # a flag that made ./train do something else (--help) times nothing
+            printf '\n%s %s: the bench printed no ms/step: %s\n' "$task" "$pe" "$(echo "$out" | tail -n 1)"
+            status=1
+            continue 2
+        }
         [ -n "$padding" ] || padding=$(sed -n 's/.*(\([0-9]*%\) padding).*/\1/p' <<< "$out")  # the same batches for every PE
         printf ' %9s' "$ms"
         ms_sum=$(awk -v a="$ms_sum" -v b="$ms" 'BEGIN { print a + b }')

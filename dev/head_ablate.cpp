@@ -23,6 +23,7 @@
 #define HEAD_ABLATE_MAIN
 #include "train.cu"
 #endif
+#include "dev/tool.h"
 
 struct HeadId {
     int layer, head;
@@ -70,8 +71,10 @@ static void ablate_query(Model* m, HeadId id) {
 }
 
 static void head_ablate(const std::string& in, const std::string& heads_text, const std::string& out, Ablation what = ABLATE_OUTPUT) {
+    if (same_file(in, out)) fail("%s is the model read: write the edited model to a file of its own", out.c_str());
     RunConfig c;
     Run r(&c);
+    r.quiet = true;  // the tool's own line says what it did
     Header h = load_run(&r, in);
     if (h[H_KIND] != CKPT_MODEL) fail("%s holds a training state: give a run's model.bin", in.c_str());
     for (HeadId id : parse_heads(heads_text, r.model.config)) (what == ABLATE_OUTPUT ? ablate_output : ablate_query)(&r.model, id);
@@ -84,10 +87,10 @@ static void head_ablate(const std::string& in, const std::string& heads_text, co
 int main(int argc, char** argv) {
     Ablation what = argc > 1 && !strcmp(argv[1], "--zero-query") ? ABLATE_QUERY : ABLATE_OUTPUT;
     int first = what == ABLATE_QUERY ? 2 : 1;
-    if (argc - first != 3) {
-        fprintf(stderr, "usage: dev/head_ablate [--zero-query] MODEL.bin LAYER:HEAD[,LAYER:HEAD...] OUT.bin\n");
-        return 1;
-    }
+    const char* usage = "dev/head_ablate [--zero-query] MODEL.bin LAYER:HEAD[,LAYER:HEAD...] OUT.bin\n"
+                        "  the heads named (layers and heads from 0) write nothing to the residual stream, or with\n"
+                        "  --zero-query have no query; OUT.bin, a file of its own, holds the edited model for ./train --load";
+    if (help_asked(argc, argv) || argc - first != 3) return print_usage(usage, help_asked(argc, argv));
     try {
         head_ablate(argv[first], argv[first + 1], argv[first + 2], what);
     } catch (const Error& e) {

@@ -21,6 +21,7 @@
 # The chain is resolved here from the prompt, and a gold answer that disagrees with it stops
 # the tool (the prompt format has changed). --threads goes to ./train (give 1 beside a training
 # run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/lego_depths.sh "$@"

@@ -10,6 +10,7 @@
 # <eos> included, results.json's per-token tallies), from results.json's exact counts, then how
 # many there were: "0.953 (250)"; "-" where the split has no length in the range. The table is
 # Markdown, a row per run named by its directory.
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 die() { echo "dev/length_ranges.sh: $*" >&2; exit 1; }
 usage="usage: dev/length_ranges.sh [--tokens] [--split valid|test] RANGES RUN_DIR [...]"

@@ -13,6 +13,7 @@
 # count alone, whatever the length), and the same for the examples of one length and count
 # (1.000: it depends on the two together). --threads goes to ./train (give 1 beside a training
 # run: two programs' OpenMP threads spinning on two cores slow both tenfold).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/parity_counts.sh "$@"

@@ -44,6 +44,7 @@
 #define PLACE_PATCH_MAIN
 #include "train.cu"
 #endif
+#include "dev/tool.h"
 
 enum PatchKind {
     PATCH_NONE, PATCH_DONOR,                                         // no state edited
@@ -290,10 +291,10 @@ static void print_place_patch(const std::string& path, int n, int words) {
 }
 
 int main(int argc, char** argv) {
-    if (argc < 2 || argc > 4) {
-        fprintf(stderr, "usage: dev/place_patch MODEL.bin [EXAMPLES [WORDS]]\n");
-        return 1;
-    }
+    const char* usage = "dev/place_patch MODEL.bin [EXAMPLES [WORDS]]\n"
+                        "  a reverse model's longer test prompts patched, layer by layer, with a training-length donor's\n"
+                        "  residual stream (EXAMPLES of them, default 1000; the answer's first WORDS, default 1)";
+    if (help_asked(argc, argv) || argc < 2 || argc > 4) return print_usage(usage, help_asked(argc, argv));
     try {
         int n = 1000, words = 1;
         if (argc >= 3) parse_value(Flag{"EXAMPLES", FLAG_INT, &n, false, ANY, ""}, argv[2]);

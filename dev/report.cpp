@@ -435,7 +435,8 @@ static void find_run_directories(const fs::path& dir, std::set<fs::path>* seen, 
 static Sweep read_sweep(const std::string& sweep_dir) {
     fs::path sweep(sweep_dir);
     if (!fs::is_directory(sweep))
-        fail("sweep directory '%s' does not exist (give the directory that holds the run directories)", sweep_dir.c_str());
+        fail("sweep directory '%s' %s (give the directory that holds the run directories)", sweep_dir.c_str(),
+             fs::exists(sweep) ? "is a file, not a directory" : "does not exist");
     std::vector<fs::path> dirs;
     std::set<fs::path> seen;
     find_run_directories(sweep, &seen, &dirs);

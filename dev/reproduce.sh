@@ -75,6 +75,7 @@
 #              far's models are: ROOT/steps/TASK-500/RUN-stepN
 #
 # Then `dev/report ROOT` reads all of it (each setting is ranked on its own).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 caller=$PWD
 cd "$(dirname "$0")/.." || exit 1

@@ -17,6 +17,7 @@
 # neither. So a model that loses its place past the training lengths shows where: at the first
 # step it has not seen, say, or in a `re` longer than any it has copied.
 # --threads goes to ./train (give 1 beside a training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/scratchpad_steps.sh "$@"

@@ -18,6 +18,7 @@
 # pairs of different examples of the length, as given, answered alike (a model giving one
 # answer whatever it is asked scores 1.00 on both). --threads goes to ./train (give 1 beside a
 # training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/shuffle_answers.sh "$@"

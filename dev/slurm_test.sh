@@ -20,6 +20,7 @@
 #    exits 1.
 # 4. On any exit (trap): cancels the jobs, stops the daemons and whatever they started (found
 #    by a marker in their environment, killed by pid) and removes the temp dir.
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
 export PATH="$PATH:/usr/sbin:/sbin"

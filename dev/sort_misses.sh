@@ -17,6 +17,7 @@
 # tool needs no copy of the task's alphabet: the decoding must hold every pair of neighbouring
 # symbols in some answer, which 2,000 examples of sort do many times over.
 # --threads goes to ./train (give 1 beside a training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/sort_misses.sh "$@"

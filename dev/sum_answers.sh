@@ -19,6 +19,7 @@
 #     answers with no digit where the answer goes ("none"). A model that adds every number but
 #     misjudges the total misses by a few steady amounts, which may change with the length.
 # --threads goes to ./train (give 1 beside a training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 source "$(dirname "$0")/decoding.sh"  # the runs named are read from where the tool was called
 parse_decoding_options dev/sum_answers.sh "$@"

@@ -33,6 +33,7 @@
 # Several runs on one CPU must divide its cores: OpenMP threads that outnumber the cores spin
 # against each other (three 2-thread runs on 2 cores each ran 11x slower than one alone), so
 # K x --threads may not exceed the cores, and each run's log is checked for its thread count.
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 caller=$PWD  # a NAME with a slash is a path from here
 cd "$(dirname "$0")/.."

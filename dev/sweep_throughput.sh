@@ -10,6 +10,7 @@
 # and makes the exit status 1. Each run keeps its whole cost (data, model, validation, the final
 # evaluation on valid and test), so the numbers are what a real sweep of such runs would see. On
 # a CPU, K x threads stays within the cores (dev/sweep.sh sees to it).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 presets=${*:-tiny:1000 small:500 paper:200}

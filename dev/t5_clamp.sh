@@ -14,6 +14,7 @@
 # what fails the model, the edit mends the longer lengths. A row per model and edit: B and how
 # much of it training reached, valid and test accuracy, and the test accuracy at each length.
 # --threads goes to ./train (give 1 beside a training run).
+source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)  # its tools; the runs named are read from where it was called
 usage="usage: dev/t5_clamp.sh [--threads N] RUN_DIR [...]"

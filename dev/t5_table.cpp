@@ -20,6 +20,7 @@
 #define T5_TABLE_MAIN
 #include "train.cu"
 #endif
+#include "dev/tool.h"
 
 enum BucketReach { REACHED_ALL, REACHED_PARTLY, REACHED_NEVER };
 static const char* const REACH_NAMES[] = {"all", "partly", "never"};
@@ -72,10 +73,9 @@ static void print_table(const std::string& path) {
 
 #ifdef T5_TABLE_MAIN
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: dev/t5_table CHECKPOINT [CHECKPOINT ...]\n");
-        return 1;
-    }
+    const char* usage = "dev/t5_table CHECKPOINT [CHECKPOINT ...]\n"
+                        "  a --pe t5 model's learned bias, bucket by bucket, beside the distances training reached";
+    if (help_asked(argc, argv) || argc < 2) return print_usage(usage, help_asked(argc, argv));
     try {
         for (int i = 1; i < argc; i++) print_table(argv[i]);
     } catch (const Error& e) {

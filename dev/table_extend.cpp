@@ -20,6 +20,8 @@
 #define TABLE_EXTEND_MAIN
 #include "train.cu"
 #endif
+#include "dev/tool.h"
+
 
 // rows from..rows-1 of every copy of the table take row - period's values, in order, so a row
 // copied from may itself have been copied: the pattern of rows from-period..from-1 repeats
@@ -37,8 +39,10 @@ static void extend_table(Model* m, int from, int period) {
 }
 
 static void table_extend(const std::string& in, int from, int period, const std::string& out) {
+    if (same_file(in, out)) fail("%s is the model read: write the edited model to a file of its own", out.c_str());
     RunConfig c;
     Run r(&c);
+    r.quiet = true;  // the tool's own line says what it did
     Header h = load_run(&r, in);
     if (h[H_KIND] != CKPT_MODEL) fail("%s holds a training state: give a run's model.bin", in.c_str());
     int rows = pe_position_rows(r.model.config.pe, r.model.config.max_pos());
@@ -57,10 +61,10 @@ static int int_argument(const char* name, const char* text) {
 }
 
 int main(int argc, char** argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: dev/table_extend MODEL.bin FROM PERIOD OUT.bin\n");
-        return 1;
-    }
+    const char* usage = "dev/table_extend MODEL.bin FROM PERIOD OUT.bin\n"
+                        "  rows FROM and on of MODEL's table of rows by position (ape_learned, t5, cope) take the values of\n"
+                        "  the row PERIOD before them; OUT.bin, a file of its own, holds the edited model for ./train --load";
+    if (help_asked(argc, argv) || argc != 5) return print_usage(usage, help_asked(argc, argv));
     try {
         table_extend(argv[1], int_argument("FROM", argv[2]), int_argument("PERIOD", argv[3]), argv[4]);
     } catch (const Error& e) {

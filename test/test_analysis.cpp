@@ -707,7 +707,8 @@ static void check_table_extend(const char* pe, bool pe_per_layer) {
     };
     for (size_t k = 0; k < m0.params.size(); k++)
         if (!in_table(k)) TEST_ASSERT_MESSAGE(m0.params[k] == m1.params[k], "a parameter outside the table changed");
-    Silence quiet;  // each refused checkpoint is loaded, and says so, before the refusal
+    Silence quiet;
+    TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 2, model), "is the model read: write the edited model to a file of its own");
     TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 0, extended), "FROM 3 and PERIOD 0 must satisfy 1 <= PERIOD <= FROM");
     TEST_ASSERT_THROWS_WITH(table_extend(model, rows, 2, extended), "the table's rows");
     TEST_ASSERT_THROWS_WITH(table_extend(dir + "/run/state.bin", 3, 2, extended), "holds a training state: give a run's model.bin");
@@ -793,6 +794,7 @@ static void test_head_ablate_silences_the_heads_named_and_no_other(void) {
     TEST_ASSERT_TRUE(both.model.param(P_WO, 1)[C + HS - 1] == 0);  // wo[1][HS - 1]: head 0's last dim, layer 1
 
     Silence quiet;  // each refused checkpoint is loaded, and says so, before the refusal
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:0", model), "is the model read: write the edited model to a file of its own");
     TEST_ASSERT_THROWS_WITH(head_ablate(model, "2:0", ablated), "layer 2: the model's layers are 0-1");
     TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:2", ablated), "head 2: the model's heads are 0-1");
     TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:0,1:0", ablated), "head 1:0 is named twice");
