@@ -123,21 +123,21 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--d-model", FLAG_INT, &c->d_model, true, MODEL, "channels (default: the preset's)"},
         {"--heads", FLAG_INT, &c->heads, true, MODEL, "attention heads (default: the preset's)"},
         {"--d-ff", FLAG_INT, &c->d_ff, true, MODEL, "feed-forward width (default: the preset's)"},
-        {"--rope-frac", FLAG_FLOAT, &c->rope_frac, true, MODEL, "fraction of each head RoPE rotates (paper: 0.25)"},
+        {"--rope-frac", FLAG_FLOAT, &c->rope_frac, true, MODEL, "fraction of each head RoPE rotates (default 0.25, the paper's)"},
         {"--dropout", FLAG_FLOAT, &c->dropout, true, MODEL, "dropout probability (default: the preset's; paper 0.1)"},
         {"--steps", FLAG_INT, &c->steps, true, TRAIN, "optimizer steps (default: the preset's; paper 40000)"},
-        {"--batch", FLAG_INT, &c->batch, true, MODEL | STATS, "sequences per batch (paper: 64)"},
+        {"--batch", FLAG_INT, &c->batch, true, MODEL | STATS, "sequences per batch (default 64, the paper's)"},
         {"--lr", FLAG_FLOAT, &c->lr, true, TRAIN | BENCH, "peak learning rate (default: the preset's; paper 3e-5)"},
-        {"--warmup-frac", FLAG_FLOAT, &c->warmup_frac, true, TRAIN | BENCH, "linear warmup, fraction of the steps (paper: 0.06)"},
-        {"--weight-decay", FLAG_FLOAT, &c->weight_decay, true, TRAIN | BENCH, "AdamW weight decay (paper: 0.05)"},
-        {"--grad-clip", FLAG_FLOAT, &c->grad_clip, true, TRAIN | BENCH, "global gradient norm clip (paper: 1.0)"},
+        {"--warmup-frac", FLAG_FLOAT, &c->warmup_frac, true, TRAIN | BENCH, "linear warmup, fraction of the steps (default 0.06, the paper's)"},
+        {"--weight-decay", FLAG_FLOAT, &c->weight_decay, true, TRAIN | BENCH, "AdamW weight decay (default 0.05, the paper's)"},
+        {"--grad-clip", FLAG_FLOAT, &c->grad_clip, true, TRAIN | BENCH, "global gradient norm clip (default 1.0, the paper's)"},
         {"--skip-nonfinite", FLAG_SWITCH, &c->skip_nonfinite, true, TRAIN, "skip an update whose loss or gradient is not finite (default: stop)"},
         {"--eval-every", FLAG_INT, &c->eval_every, true, TRAIN, "steps between validations (default: the preset's)"},
-        {"--seed", FLAG_U64, &c->seed, true, MODEL | STATS, "seed of initialisation, batch order and dropout"},
-        {"--data-seed", FLAG_U64, &c->data.seed, true, DATA, "seed of the data (paper: 9842497)"},
-        {"--train-size", FLAG_INT, &c->data.train_size, true, DATA, "training examples, spread evenly over train lengths"},
-        {"--valid-size", FLAG_INT, &c->data.valid_size, true, DATA, "in-distribution validation examples"},
-        {"--test-size", FLAG_INT, &c->data.test_size, true, DATA | LOAD, "out-of-distribution test examples (with --load: tested anew on this many)"},
+        {"--seed", FLAG_U64, &c->seed, true, MODEL | STATS, "seed of initialisation, batch order and dropout (default 256788, the paper's first)"},
+        {"--data-seed", FLAG_U64, &c->data.seed, true, DATA, "seed of the data (default 9842497, the paper's)"},
+        {"--train-size", FLAG_INT, &c->data.train_size, true, DATA, "training examples, spread evenly over train lengths (default 100000, the paper's)"},
+        {"--valid-size", FLAG_INT, &c->data.valid_size, true, DATA, "in-distribution validation examples (default 7500)"},
+        {"--test-size", FLAG_INT, &c->data.test_size, true, DATA | LOAD, "out-of-distribution test examples (default 10000; with --load: tested anew on this many)"},
         {"--train-max", FLAG_INT, &c->data.train_max, true, DATA, "longest training length (default: the task's)"},
         {"--test-max", FLAG_INT, &c->data.test_max, true, DATA | LOAD,
          "longest test length (default: the task's; with --load: a trained model tested on lengths up to this)"},
@@ -161,7 +161,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--pe-per-layer", FLAG_SWITCH, &c->pe_per_layer, true, MODEL,
          "t5, kerple_*, fire, cope: each layer its own PE parameters (as CoPE's paper has it), not one tensor for all"},
         {"--pack", FLAG_SWITCH, &c->pack, true, TRAIN | BENCH,
-         "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding"},
+         "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding (CPU only)"},
         {"--keep-every", FLAG_INT, &c->keep_every, true, TRAIN,
          "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains); 0: off"},
         {"--pad-to-multiple", FLAG_INT, &c->pad_multiple, true, TRAIN | BENCH | STATS,
@@ -195,9 +195,9 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          row_names(ATTENTION_NAMES)},
         {"--cuda-graphs", FLAG_STRING, &c->cuda_graphs, false, TRAIN | BENCH | RESUME,
          "on (default): a GPU training step runs as one CUDA graph per batch shape; off: kernel by kernel (same results)"},
-        {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default: all cores)"},
+        {"--threads", FLAG_INT, &c->threads, false, ANY, "CPU threads (default, or 0: all cores)"},
         {"--show", FLAG_INT, &c->show, false, SHOW, "print N examples of --split as prompt<TAB>target, then exit"},
-        {"--split", FLAG_STRING, &c->split, false, SHOW, "split for --show: train, valid or test"},
+        {"--split", FLAG_STRING, &c->split, false, SHOW, "split for --show: train (default), valid or test"},
         {"--answer", FLAG_SWITCH, &c->answer, false, ANSWER | LOAD,
          "read prompts from stdin, print each gold target (with --load: the model's greedy output), then exit"},
         {"--stats", FLAG_SWITCH, &c->stats, false, STATS, "print split sizes, examples per length and the padding of training batches (--sort-pool K: 16 by default; --pad-to-multiple N), then exit"},
@@ -239,8 +239,12 @@ static std::set<std::string> parse_flags(int argc, char** argv, RunConfig* c) {
     std::vector<Flag> flags = flag_table(c);
     std::set<std::string> given;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h")) argv[i] = (char*)"--help";  // the short form every tool knows
         const Flag* flag = find_flag(flags, argv[i]);
-        if (!flag) fail("unknown flag '%s' (valid: %s)", argv[i], names_of(flags).c_str());
+        std::string name = argv[i], before_equals = name.substr(0, name.find('='));
+        if (!flag && name.find('=') != std::string::npos && find_flag(flags, before_equals.c_str()))
+            fail("unknown flag '%s': a flag and its value are two words (%s %s)", argv[i], before_equals.c_str(), name.substr(name.find('=') + 1).c_str());
+        if (!flag) fail("unknown flag '%s' (valid: %s; --help says what each does)", argv[i], names_of(flags).c_str());
         if (!given.insert(flag->name).second) fail("%s is given twice", flag->name);
         if (flag->type == FLAG_SWITCH) {
             *(bool*)flag->value = true;

@@ -95,6 +95,7 @@ static void test_answer_reproduces_the_targets_of_shown_prompts(void) {
 static void test_help_lists_every_task_pe_preset_and_flag(void) {
     Result r = train("--help");
     TEST_ASSERT_EQUAL_INT(0, r.status);
+    TEST_ASSERT_EQUAL_STRING(r.out.c_str(), train("-h").out.c_str());
     for (const Task& task : TASKS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + task.name + " ") != std::string::npos, task.name);
     TEST_ASSERT_MESSAGE(r.out.find("positional encodings (--pe): " + names_of(PE_NAMES) + "\n") != std::string::npos, r.out.c_str());
     for (const Preset& p : PRESETS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + p.name + " ") != std::string::npos, p.name);

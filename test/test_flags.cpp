@@ -257,6 +257,7 @@ static const std::vector<Case>& choice_cases() {
         {"--sort-pool", "--bench --bench-seq 8 --sort-pool 4", "--sort-pool can not be combined with --bench-seq"},
         {"--pad-to-multiple", "--bench --bench-seq 8 --pad-to-multiple 8", "--pad-to-multiple can not be combined with --bench-seq"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
+        {"", "--steps=5", "unknown flag '--steps=5': a flag and its value are two words (--steps 5)"},
         {"", "--task copy --task sum --show 1", "--task is given twice"},
     };
     return cases;
