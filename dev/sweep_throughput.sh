@@ -8,8 +8,9 @@
 # `dev/sweep.sh --jobs K` from scratch, and prints the wall time and the grid's throughput:
 # training steps per second summed over all runs, and runs per hour. A grid that fails is named
 # and makes the exit status 1. Each run keeps its whole cost (data, model, validation, the final
-# evaluation on valid and test), so the numbers are what a real sweep of such runs would see. On
-# a CPU, K x threads stays within the cores (dev/sweep.sh sees to it).
+# evaluation on valid and test), so the numbers are what a real sweep of such runs would see. The
+# defaults are a GPU's: on a CPU, dev/sweep.sh refuses a K above the cores (runs that share
+# cores spin against each other), and paper:200 takes long; on 2 cores, JOBS="1 2" tiny:1000.
 source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
 cd "$(dirname "$0")/.."
