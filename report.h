@@ -3,7 +3,8 @@
  accuracy table, results.json and an SVG plot of accuracy against length; and the SVG plot frame
  (SvgPlot) that this plot and the sweep report's plots (dev/report.cpp) share.
 
- Accuracy is exact match of the whole target and <eos>. A split's accuracy is the mean over its
+ Accuracy is exact match of the whole target and <eos> (with a scratchpad, of the answer after
+ its "Thus,"; the scratchpads and the tokens are tallied apart). A split's accuracy is the mean over its
  examples (the paper's "overall"); where every length has the same number of examples, that is
  also the mean over lengths.
 */
@@ -23,7 +24,7 @@ struct Tally {
 };
 
 struct SplitResult {
-    std::map<int, Tally> by_length;  // λ -> exact matches
+    std::map<int, Tally> by_length;  // λ -> right and all: answers, or scratchpads or tokens
     Tally all;
 
     void add(int length, bool correct) {
@@ -133,9 +134,8 @@ struct SvgPlot {
                 left, width - right, y(k * y_hi / 4), y(k * y_hi / 4), left - 6, y(k * y_hi / 4) + 4, k * y_hi / 4);
     }
 
-    // integer labels with tick marks below the plot area, at a round step (1, 2, 5, 10, ...)
-    // labels at the multiples of a round step (1, 2, 5, 10, 20, 50, ...) in lo..hi: at most about
-    // ten, however far apart lo and hi are
+    // integer labels with tick marks below the plot area, at the multiples of a round step (1, 2,
+    // 5, 10, 20, 50, ...) in lo..hi: at most about ten, however far apart lo and hi are
     void x_ticks(int lo, int hi) {
         static const int MANTISSAS[] = {1, 2, 5};
         long long span = (long long)hi - lo, step = 1;

@@ -39,7 +39,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -1449,8 +1448,8 @@ static std::string cpu_name() {
 }
 
 // --bench: times training steps (updates included, no validation) on the task's batches, or on
-// random sequences of --bench-seq tokens over a vocabulary of BENCH_VOCAB (every position a
-// target), the shape of the PyTorch reference numbers README quotes (issue 11's).
+// random sequences of --bench-seq tokens over a vocabulary of BENCH_VOCAB (every position but the
+// last a target), the shape of the PyTorch reference numbers README quotes (issue 11's).
 static const int BENCH_VOCAB = 512;
 
 static void run_bench(RunConfig* c) {
@@ -1546,7 +1545,7 @@ static void answer_prompts(const Task& task, const DataConfig& data) {
 // it is padding, and how many shapes a step takes.
 static void print_batch_costs(const Dataset& d, const RunConfig& c, int pool) {
     const Split& train = d.splits[SPLIT_TRAIN];
-    long steps = std::max(1L, (long)train.size() / c.batch / pool) * pool;  // an epoch or less, in whole pools
+    long steps = std::max(1L, (long)train.size() / c.batch / pool) * pool;  // an epoch or less, in whole pools (one pool at least)
     printf("\ntraining batches of %d (--seed %llu), their first %ld steps (%ld examples of the split's %d; pools of %d):\n", c.batch,
            (unsigned long long)c.seed, steps, steps * c.batch, train.size(), pool);
     printf("%-44s rows a step  tokens a row  computed per real token  padding  shapes (rows, T)\n", "batches");
