@@ -487,6 +487,15 @@ static double majority_answer_accuracy(const Split& split, int thus) {
     return split.size() ? (double)most / split.size() : 0;
 }
 
+// the words of a greedy output without its <eos>, and whether it had one (else it filled the model's longest sequence)
+static Words output_words(const Vocab& vocab, const std::vector<int>& output, bool* ended) {
+    Words said;
+    for (int token : output)
+        if (token != EOS_ID) said.push_back(vocab.words[token]);
+    *ended = !output.empty() && output.back() == EOS_ID;
+    return said;
+}
+
 // The example's gold target, and its greedy output given that it first differs from the gold
 // at sequence position `at` with `token` (graded by grade_output, tasks.h). Decoding goes on
 // from there on the CPU copy of the model, whose cache makes a token cheap.
@@ -500,11 +509,10 @@ static Verdict decode_from(Run* r, const Split& split, int e, int at, int token)
         std::vector<int> more = generate_greedy(&r->model, prefix, EOS_ID, split.prompt_len[e]);
         output.insert(output.end(), more.begin(), more.end());
     }
-    bool ended = output.back() == EOS_ID;
-    if (ended) output.pop_back();
-    Words gold, said;
-    for (int t = split.prompt_len[e]; t < split.example_len(e) - 1; t++) gold.push_back(r->data.vocab.words[ids[t]]);
-    for (int id : output) said.push_back(r->data.vocab.words[id]);
+    Words prompt, gold;
+    example_words(split, r->data.vocab, e, &prompt, &gold);
+    bool ended = false;
+    Words said = output_words(r->data.vocab, output, &ended);
     return grade_output(gold, said, ended);
 }
 
@@ -586,15 +594,6 @@ static Graded evaluate(Run* r, const Split& split, const char* name) {
     }
     scale_rope_for(r, 0);
     return graded;
-}
-
-// the words of a greedy output without its <eos>, and whether it had one (else it filled the model's longest sequence)
-static Words output_words(const Vocab& vocab, const std::vector<int>& output, bool* ended) {
-    Words said;
-    for (int token : output)
-        if (token != EOS_ID) said.push_back(vocab.words[token]);
-    *ended = !output.empty() && output.back() == EOS_ID;
-    return said;
 }
 
 // decodes the first n examples of a split token by token (RoPE scaled for each by its own length,
@@ -1457,9 +1456,8 @@ static void run_bench(RunConfig* c) {
     Run r(c);
     Rng rng = rng_stream(c->seed, hash_string("bench"));
     if (c->bench_seq > 0) {
-        make_model(&r, model_config(*c, BENCH_VOCAB, c->bench_seq));
-        printf("random sequences: %d x %d tokens, vocabulary %d\nmodel: %d layers, d_model %d, %d heads, d_ff %d, pe %s, %zu parameters\n",
-               c->batch, c->bench_seq, BENCH_VOCAB, c->layers, c->d_model, c->heads, c->d_ff, c->pe.c_str(), r.model.layout.total);
+        printf("random sequences: %d x %d tokens, vocabulary %d\n", c->batch, c->bench_seq, BENCH_VOCAB);
+        build_model(&r, model_config(*c, BENCH_VOCAB, c->bench_seq));
     } else {
         build(&r);
     }
