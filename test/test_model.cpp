@@ -635,28 +635,37 @@ static void test_t5_bias_grad_sums_over_layers(void) {
 }
 
 // (with either attention: the fused one's T5 table gradient is summed from partials, too)
+// The PEs whose gradient sums run in partials over threads (T5's one bias plane, and a plane per
+// row with drawn positions; FIRE's and KERPLE's MLP and kernel; CoPE's gates and table), in
+// both attentions, compute the same bits on 1 and 3 threads.
 static void test_results_do_not_depend_on_the_number_of_threads(void) {
     TinyBatch batch;
-    for (AttentionKind attention : {ATTENTION_SIMPLE, ATTENTION_FUSED}) {
-        std::vector<double> grads[2], logits[2];
-        int threads_before = omp_get_max_threads();
-        for (int run = 0; run < 2; run++) {
-            omp_set_num_threads(run == 0 ? 1 : 3);
-            ModelConfig c = tiny_config(PE_T5, 0.1f);
-            c.attention = attention;
-            Model m;
-            model_init(&m, c, TinyBatch::B, 3);
-            Dropout drop = {0.1f, 9, 2};
-            model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
-            model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop);
-            grads[run] = m.grads;
-            logits[run].assign(m.act(A_LOGITS), m.act(A_LOGITS) + TinyBatch::B * TinyBatch::T * m.config.V);
-        }
-        omp_set_num_threads(threads_before);
-        std::string which = std::string(" differ between 1 and 3 threads, ") + ATTENTION_NAMES[attention] + " attention";
-        TEST_ASSERT_MESSAGE(grads[0] == grads[1], ("gradients" + which).c_str());
-        TEST_ASSERT_MESSAGE(logits[0] == logits[1], ("logits" + which).c_str());
-    }
+    const int drawn_positions[TinyBatch::B * TinyBatch::T] = {0, 2, 3, 7, 9, 12, 15, 1, 4, 5, 6, 10, 11, 13};
+    for (PEKind pe : {PE_T5, PE_FIRE, PE_KERPLE_LOG, PE_COPE})
+        for (AttentionKind attention : {ATTENTION_SIMPLE, ATTENTION_FUSED})
+            for (bool drawn : {false, true}) {
+                if ((attention == ATTENTION_FUSED && pe_has_context_bias(pe)) || (drawn && !pe_reads_positions(pe))) continue;
+                std::vector<double> grads[2], logits[2];
+                int threads_before = omp_get_max_threads();
+                for (int run = 0; run < 2; run++) {
+                    omp_set_num_threads(run == 0 ? 1 : 3);
+                    ModelConfig c = tiny_config(pe, 0.1f);
+                    c.attention = attention, c.random_positions = drawn ? 16 : 0;
+                    Model m;
+                    init_for_test(&m, c, TinyBatch::B, 3);
+                    Dropout drop = {0.1f, 9, 2};
+                    TokenPlaces places = {drawn ? drawn_positions : nullptr};
+                    model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, places);
+                    model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, places);
+                    grads[run] = m.grads;
+                    logits[run].assign(m.act(A_LOGITS), m.act(A_LOGITS) + TinyBatch::B * TinyBatch::T * m.config.V);
+                }
+                omp_set_num_threads(threads_before);
+                std::string which = std::string(" differ between 1 and 3 threads: ") + PE_NAMES[pe] + ", " + ATTENTION_NAMES[attention] +
+                                    " attention" + (drawn ? ", drawn positions" : "");
+                TEST_ASSERT_MESSAGE(grads[0] == grads[1], ("gradients" + which).c_str());
+                TEST_ASSERT_MESSAGE(logits[0] == logits[1], ("logits" + which).c_str());
+            }
 }
 
 // changing token t never changes a logit at a position before t
