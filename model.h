@@ -628,7 +628,7 @@ inline void pe_bias_forward(real* bias,            // (planes, NH, T, T)
 // added in plane order: the same bits for any number of threads.
 inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's gradient
                              const real* dbias,     // (planes, NH, T, T)
-                             const real* pe_params,
+                             const real* pe_params, // the PE's learned tensor (n_params)
                              const int* positions,  // (B, T) with planes = B, or nullptr with planes = 1
                              const int* starts,     // (B, T) with packed rows, or nullptr
                              const PE& pe, int planes, int T, int NH, size_t n_params) {
@@ -647,13 +647,14 @@ inline void pe_bias_backward(real* dpe_params,      // the PE's learned tensor's
 }
 
 // What one CoPE query reads, the two inputs of pe.h's cope_bias_row: its gate logits,
-// logits[j] = q_i . k_j for its keys s <= j <= i (s: its sequence's start, h its head)...
+// logits[j] = q_i . k_j for its keys s <= j <= i (s: its sequence's start, h its head; logits
+// (T), q (HS), qkv (B, T, 3C))...
 inline void cope_gate_logits(real* logits, const real* q, const real* qkv, int b, int h, int s, int i, int T, int C, int NH) {
     int HS = C / NH;
     for (int j = s; j <= i; j++) logits[j] = dot(q, qkv + ((size_t)b * T + j) * 3 * C + C + h * HS, HS);
 }
 // ...and z[m] = q_i . e_m for the rows m < cope_rows_read(n, npos) its positions over n keys
-// can reach. Returns that row count.
+// can reach (z (npos), table (npos, HS)). Returns that row count.
 inline int cope_table_reads(real* z, const real* q, const real* table, int n, int HS, int npos) {
     int rows = cope_rows_read(n, npos);
     for (int m = 0; m < rows; m++) z[m] = dot(q, table + (size_t)m * HS, HS);
@@ -948,7 +949,9 @@ inline void attention_fused_backward(real* dqkv,             // (B, T, 3C)
                                      const real* lse,        // (B, NH, T)
                                      const real* pe_params,  // the layer's PE tensor, if the PE has one
                                      size_t n_pe_params,     // its size, or 0 when its bias has no parameters
-                                     const PE& pe, const int* positions, const int* starts,
+                                     const PE& pe,
+                                     const int* positions,   // (B, T), or nullptr: token t at position t
+                                     const int* starts,      // (B, T), or nullptr: one sequence a row
                                      const Dropout& drop, uint32_t drop_key, int B, int T, int C, int NH, Precision precision) {
     int HS = C / NH;
     std::vector<real> dout_read, qkv_read;
@@ -1173,7 +1176,7 @@ inline void model_init(Model* m, const ModelConfig& c, int max_B, uint64_t seed)
 }
 
 // --position-coupling: every token's position from the digits before it (pe.h), into
-// m->coupled_positions; a sequence starts at its offset when training draws one, else at 0
+// m->coupled_positions (B, T); a sequence starts at its offset (B) when training draws one, else at 0
 inline const int* couple_positions(Model* m, const int* tokens, const int* offsets, int B, int T) {
     m->coupled_positions.resize((size_t)B * T);
     for (int b = 0; b < B; b++)
@@ -1187,7 +1190,7 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 // and -infinity on the others, which softmax then gives nothing. With :prompt, the answer's
 // queries keep every key. A key keeps its distance: the window masks, it does not shift; but
 // :near gives the first token outside the window the bias of distance window, the key just
-// before the window's.
+// before the window's. bias: (planes, NH, T, T) or nullptr; the result (B, NH, T, T), in m.
 inline const real* window_bias(Model* m, const real* bias, int planes, const int* starts, const int* prompt_lens, int B, int T) {
     const ModelConfig& c = m->config;
     if (c.window_prompt && !prompt_lens) fail("internal error: --attention-window L:W:prompt without the prompts' lengths");
