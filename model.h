@@ -685,22 +685,6 @@ inline void cope_bias_forward(real* bias,         // (B, NH, T, T)
     }
 }
 
-// CoPE's positions p_ij in one layer, for one sequence of T tokens (a batch of 1: what
-// --dump-attention feeds), from that layer's q and k after model_forward.
-inline void cope_positions(float* positions,  // (NH, T, T): row i over keys 0..i, zero after
-                           const real* qkv,    // (1, T, 3C)
-                           int T, int C, int NH) {
-    int HS = C / NH;
-    std::vector<real> logits(T);
-    for (int h = 0; h < NH; h++)
-        for (int i = 0; i < T; i++) {
-            float* row = positions + ((size_t)h * T + i) * T;
-            cope_gate_logits(logits.data(), qkv + (size_t)i * 3 * C + h * HS, qkv, 0, h, 0, i, T, C, NH);
-            cope_positions_row(row, logits.data(), i + 1);
-            std::fill(row + i + 1, row + T, 0.0f);
-        }
-}
-
 // The gates' and the table's part of the gradient (attention_backward has the scores' own
 // q . k): from dscores, the gradient of every score and so of every bias,
 //   dq_i += sum_j dlogit_ij k_j + sum_m dz_im e_m    dk_j += dlogit_ij q_i    de_m += dz_im q_i
@@ -742,6 +726,22 @@ inline void cope_bias_backward(real* dqkv,           // (B, T, 3C)
     }
     for (const std::vector<real>& de : partial)
         for (size_t k = 0; k < de.size(); k++) dtable[k] += de[k];
+}
+
+// CoPE's positions p_ij in one layer, for one sequence of T tokens (a batch of 1: what
+// --dump-attention feeds), from that layer's q and k after model_forward.
+inline void cope_positions(float* positions,  // (NH, T, T): row i over keys 0..i, zero after
+                           const real* qkv,    // (1, T, 3C)
+                           int T, int C, int NH) {
+    int HS = C / NH;
+    std::vector<real> logits(T);
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            float* row = positions + ((size_t)h * T + i) * T;
+            cope_gate_logits(logits.data(), qkv + (size_t)i * 3 * C + h * HS, qkv, 0, h, 0, i, T, C, NH);
+            cope_positions_row(row, logits.data(), i + 1);
+            std::fill(row + i + 1, row + T, 0.0f);
+        }
 }
 
 // Causal attention for query positions i >= t0 (the keys and values of positions < t0 must

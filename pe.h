@@ -208,14 +208,6 @@ inline void cope_bias_row(real* bias, const real* logits, const real* z, int n, 
     }
 }
 
-// The positions themselves, p_j = sum_{t=j..n-1} g_t for keys j < n, as cope_bias_row counts
-// them: what --dump-attention writes beside the attention, to see what a model counts.
-template <typename real>
-inline void cope_positions_row(float* positions, const real* logits, int n) {
-    double p = 0;
-    for (int j = n - 1; j >= 0; j--) positions[j] = (float)(p += cope_gate(logits[j]));
-}
-
 // forward: bias_j = (1 - w_j) z[f_j] + w_j z[f_j + 1], p_j = sum_{t=j..n-1} g_t, g_t = sigmoid(logit_t), so
 //   dz[f_j] += (1 - w_j) dbias_j    dz[f_j + 1] += w_j dbias_j
 //   dp_j = dbias_j (z[f_j + 1] - z[f_j])  (0 where clamped)
@@ -242,6 +234,14 @@ inline void cope_bias_row_backward(real* dlogits, real* dz, const real* dbias, c
         double g = cope_gate(logits[t]);
         dlogits[t] = (real)(dg * g * (1 - g));
     }
+}
+
+// The positions themselves, p_j = sum_{t=j..n-1} g_t for keys j < n, as cope_bias_row counts
+// them: what --dump-attention writes beside the attention, to see what a model counts.
+template <typename real>
+inline void cope_positions_row(float* positions, const real* logits, int n) {
+    double p = 0;
+    for (int j = n - 1; j >= 0; j--) positions[j] = (float)(p += cope_gate(logits[j]));
 }
 
 // ----------------------------------------------------------------------------
