@@ -10,6 +10,7 @@
      32-bit operations only so that a CUDA kernel reproduces it bit for bit
    - word helpers: prompts and targets are lists of words separated by single spaces
    - names_of(): a table's names, for the "valid: ..." part of error messages
+   - format_text(): printf into a std::string
    - write_text(): a whole text file, or fail() naming the file and the reason
    - crc32_update(): the CRC-32 checkpoints carry
 */
@@ -38,12 +39,21 @@ struct Error : std::runtime_error {
     explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// printf into a std::string of whatever length the text needs
+inline std::string vformat(const char* format, va_list args) {
+    va_list again;
+    va_copy(again, args);
+    std::string text(vsnprintf(nullptr, 0, format, args), '\0');
+    vsnprintf(&text[0], text.size() + 1, format, again);
+    va_end(again);
+    return text;
+}
+
 // printf-style message -> Error. Messages say what was wrong and what would be valid.
 [[noreturn]] inline void fail(const char* format, ...) {
-    char message[1024];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof(message), format, args);
+    std::string message = vformat(format, args);
     va_end(args);
     throw Error(message);
 }
@@ -153,6 +163,14 @@ Words row_names(const Rows& rows) {
 template <typename Rows>
 std::string names_of(const Rows& rows) {
     return join_words(row_names(rows));
+}
+
+inline std::string format_text(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::string text = vformat(format, args);
+    va_end(args);
+    return text;
 }
 
 // Writes a whole text file. A full disk shows only when the buffer is flushed, so the flush and

@@ -42,7 +42,7 @@ inline void print_accuracy_table(FILE* out, const SplitResult& valid, const Spli
     for (const auto& kv : lengths) {
         auto cell = [&](const SplitResult& r) {
             auto it = r.by_length.find(kv.first);
-            return it == r.by_length.end() ? std::string("-") : std::to_string(it->second.accuracy()).substr(0, 5);
+            return it == r.by_length.end() ? std::string("-") : format_text("%.3f", it->second.accuracy());  // rounded, as the mean
         };
         fprintf(out, "%8d %12s %12s\n", kv.first, cell(valid).c_str(), cell(test).c_str());
     }
@@ -64,24 +64,6 @@ inline std::string json_split(const SplitResult& r) {
 // whose y axis is a fraction from 0 to 1 (accuracy, MRR) with a grid, axis titles, and a
 // legend in the right margin, outside the data. ./train's accuracy.svg and dev/report's plots
 // are all drawn with it.
-
-// printf into a std::string of whatever length the text needs
-inline std::string vformat(const char* format, va_list args) {
-    va_list again;
-    va_copy(again, args);
-    std::string text(vsnprintf(nullptr, 0, format, args), '\0');
-    vsnprintf(&text[0], text.size() + 1, format, again);
-    va_end(again);
-    return text;
-}
-
-inline std::string format_text(const char* format, ...) {
-    va_list args;
-    va_start(args, format);
-    std::string text = vformat(format, args);
-    va_end(args);
-    return text;
-}
 
 // matplotlib's "tab10" colours: series k always gets colour k, so a PE keeps its colour
 inline const char* plot_color(int k) {
