@@ -166,7 +166,8 @@ static std::vector<Flag> flag_table(RunConfig* c) {
          "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains); 0: off"},
         {"--pad-to-multiple", FLAG_INT, &c->pad_multiple, true, TRAIN | BENCH | STATS,
          "pad training batches' rows to a multiple of N tokens (fewer shapes, tiles that divide them), at most the longest sequence; 0: off"},
-        // how a run validates (and so which checkpoint is its best) and tests; --load may evaluate otherwise
+        // how a run validates (and so which checkpoint is its best) and tests, which a resume
+        // keeps; --load evaluates as it is told (by default counted and unscaled: load_run)
         {"--rope-scaling", FLAG_CHOICE, &c->rope_scaling, true, TRAIN | LOAD,
          "rope, evaluation only: none, pi, ntk or yarn, scaled by sequence / longest training sequence", row_names(ROPE_SCALING_NAMES)},
         {"--eval-positions", FLAG_CHOICE, &c->eval_positions, true, TRAIN | LOAD,

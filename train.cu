@@ -1364,10 +1364,13 @@ static void prepare_evaluation_dir(Run* r) {
 // With --test-max or --test-size given (`kept`), the test split is made anew to them: the model
 // is tested on other lengths than its run's. The examples of a length do not depend on the
 // other lengths (tasks.h), so a length both tests share holds the same examples wherever the
-// two tests give it the same count.
-static Header load_run(Run* r, const std::string& path, const std::set<std::string>& kept = {}) {
+// two tests give it the same count. How it is evaluated is the caller's (--rope-scaling and
+// --eval-positions as given, or unscaled and counted), whatever the run validated with: a
+// resume (prepare_run) alone restores those.
+static Header load_run(Run* r, const std::string& path, std::set<std::string> kept = {}) {
     RunConfig* c = r->config;
     Header h = read_checkpoint_header(path);
+    kept.insert({"--rope-scaling", "--eval-positions"});
     r->progress = restore_run(h, c, kept);
     r->evaluated_step = r->progress.step;
     // model.bin is saved at the step that became the best; a --keep-every snapshot (step-N.bin) is
