@@ -203,10 +203,14 @@ static void test_fire_normalises_the_log_distance_and_runs_its_mlp(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-5, expected, pe_score_bias(pe_view(tables), params.data(), 2, 90, 40));
 }
 
-// The learned PEs start where their papers start
+// The mean square of n normal draws of std s is s^2 within about sqrt(2 / n) s^2 (one standard
+// deviation): at n >= 8,000, 5% of s^2 is over 3 of them, and a std 5% off moves it 10%.
+static const double INIT_MEAN_SQUARE_RTOL = 0.05;
+
+// The learned PEs start where their papers start (T5's table as HF's T5: normal, std d_model^-0.5)
 static void test_learned_pes_initialise_as_their_papers(void) {
-    const int C = 16, NH = 4, max_pos = 30;
-    for (PEKind kind : {PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, PE_APE_LEARNED}) {
+    const int C = 16, NH = 256, max_pos = 600;  // NH and max_pos only make the tables large
+    for (PEKind kind : {PE_KERPLE_LOG, PE_KERPLE_POWER, PE_FIRE, PE_APE_LEARNED, PE_T5, PE_COPE}) {
         std::vector<float> p(pe_param_count(kind, C, NH, max_pos));
         Rng rng = rng_stream(11, kind);
         pe_init_params(kind, p.data(), C, NH, max_pos, &rng);
@@ -220,11 +224,22 @@ static void test_learned_pes_initialise_as_their_papers(void) {
         if (kind == PE_FIRE) {
             TEST_ASSERT_EQUAL_FLOAT(0.1f, p[fire_layout(NH).c]);
             TEST_ASSERT_EQUAL_FLOAT(1.0f, p[fire_layout(NH).m]);  // L = 512
+            FireLayout at = fire_layout(NH);  // torch's nn.Linear: uniform within 1/sqrt(fan_in), fan_in 1 then 32
+            for (int k = at.w1; k < at.w2; k++) TEST_ASSERT_TRUE(fabs(p[k]) <= 1);
+            for (int k = at.w2; k < at.c; k++) TEST_ASSERT_TRUE(fabs(p[k]) <= 1 / sqrt(32.0));
+            double largest = 0;
+            for (int k = at.w2; k < at.c; k++) largest = std::max(largest, (double)fabs(p[k]));
+            TEST_ASSERT_TRUE(largest > 0.5 / sqrt(32.0));  // spread over the range, not a narrower one
         }
-        double sum_squares = 0;
-        for (float v : p) sum_squares += v * v;
-        TEST_ASSERT_MESSAGE(sum_squares > 0, PE_NAMES[kind]);
-        if (kind == PE_APE_LEARNED) TEST_ASSERT_DOUBLE_WITHIN(0.1, 0.5, sum_squares / p.size());  // std 1/sqrt(2)
+        if (kind == PE_COPE)  // no bias at any contextual position
+            for (float v : p) TEST_ASSERT_EQUAL_FLOAT(0.0f, v);
+        if (kind == PE_APE_LEARNED || kind == PE_T5) {
+            double sum_squares = 0;
+            for (float v : p) sum_squares += (double)v * v;
+            TEST_ASSERT_TRUE(p.size() >= 8000);
+            double target = kind == PE_APE_LEARNED ? 0.5 : 1.0 / C;  // std 1/sqrt(2), and d_model^-0.5
+            TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(INIT_MEAN_SQUARE_RTOL * target, target, sum_squares / p.size(), PE_NAMES[kind]);
+        }
     }
 }
 
