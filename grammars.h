@@ -100,8 +100,9 @@ static inline Words scan_solve(const Task&, const Words& prompt, int* length) {
 //   STRING -> 2-5 symbols, each uniform over A1 .. Z20; no string argument repeats within a prompt
 // λ is the number of function words. An example of length λ is a grammar draw conditioned on
 // having λ functions (pcfg_sample draws that exactly) and on every function's value having at
-// most 256 words: the paper truncated targets at 256 tokens, and without the cap one draw in a
-// few hundred at λ = 35 nests `repeat` into targets of thousands of words.
+// most 256 words: a cap of ours, near the paper's 256-token generation limit (it capped no
+// intermediate value); without it one draw in a few hundred at λ = 35 nests `repeat` into
+// targets of thousands of words.
 
 static const Words PCFG_UNARY = {"copy", "reverse", "shift", "echo", "swap_first_last", "repeat"};
 static const Words PCFG_BINARY = {"append", "prepend", "remove_first", "remove_second"};

@@ -20,9 +20,11 @@
      by the generator, so an example can not disagree with its own words (the dataset builder
      checks that the solver's λ is the length the generator was asked for)
    - words are separated by single spaces; punctuation is a word of its own ("The answer is 7 .")
-   - data is a pure function of (data seed, task, split, length bin): changing one split's size
-     or length range never changes the examples of another split or another bin (with
-     --index-hints, the test lengths also set how many hints there are: see "addition")
+   - a generated task's data is a function of (data seed, task, split, length bin): changing one
+     split's size never changes another split's examples, nor a bin's those of another bin (a
+     split's size sets each bin's count, a prefix of that bin's stream; with --index-hints the
+     test lengths also set how many hints there are: see "addition"). SCAN's valid examples are
+     a tenth of its shuffled pool of lengths up to --train-max, so that flag changes which ones
 */
 #pragma once
 
@@ -308,7 +310,7 @@ static inline Words copy_solve(const Task& task, const Words& prompt, int* lengt
 // [0, H - the answer's digits]: so every hint, even those that only the longest test numbers
 // reach from k = 0, comes up in training. The numbers are the plain format's (the offsets come
 // from a stream of their own), and λ is still the longer operand's digit count. Scratchpads
-// write the plain format only, so neither switch goes with one.
+// write the plain format only, so none of the switches goes with one.
 
 static inline Words addition_lexicon() { return concat(DIGITS, {"Compute", "+", "?", "The", "answer", "is", "."}); }
 
@@ -805,7 +807,7 @@ static const ScratchpadSteps PARITY_STEPS = {parity_steps, parity_step_lexicon, 
 
 // ----------------------------------------------------------------------------
 // LEGO (Zhang et al. 2022, paper's seq2seq form): a chain of n variables over {+1, -1}
-// "If a = -1 , b = - a , c = + b . Then , what is the value of c ?" -> "The answer is -1 ."
+// "If a = -1 , b = - a , c = + b . Then , what is the value of c ?" -> "The answer is +1 ."
 // clauses in chain order; the query is one of the second half of the chain, [ceil(n/2), n-1]
 
 static const int LEGO_VARIABLES = 26;  // variable names are the letters a-z
@@ -1144,7 +1146,7 @@ struct DataConfig {
     uint64_t seed = 9842497;  // the paper's data seed; the run's --seed changes init and order, not data
     int train_size = 100000;  // paper: 100,000
     int valid_size = 7500;    // paper: ~15,000 held out, half of it evaluated
-    int test_size = 10000;    // paper: ~10,000, equal counts per test length
+    int test_size = 10000;    // paper: ~10,000, equal counts per test bin (addition's: per pair of operand lengths)
     int train_max = 0;        // 0: the task's own split
     int test_max = 0;
     bool bos = false;         // --bos: every sequence starts with <bos>, as Theorem 1's proof needs (the paper had none)
