@@ -39,6 +39,10 @@
      sweep, so that a sweep of two PEs still ranks them. They are listed, and tie-broken, in
      PE_NAMES order, each plain PE before its variants, and the variants of one PE in the order
      of their suffixes as strings ("+abacus", "+coupled", "+pi", "+rand", "+rand+abacus").
+     The notebook's order was another, the one its results happened to be read in (its saved
+     tables: Rotary, ALiBi, T5, APE, No PE), so its ties went to RoPE first and NoPE last, where
+     here they go to NoPE first. Neither means anything: every MRR is also given with its ties
+     shared (TIES_SHARED), which no order can move.
    - The tie-break biases that MRR: a column where every ranked method has exactly the same OOD
      accuracy (an "all-tied" column, typically a task no PE learned, all at 0.000) still ranks
      the methods 1, 2, 3... in listed order, so nope gains a free 1 and the last of n methods a
@@ -501,15 +505,28 @@ struct Mrr {
     int all_tied = 0;  // of the columns ranked, those where every ranked method has the same accuracy
 };
 
-// 1 / rank of each method in a complete column: rank 1 is the highest accuracy, and a tie goes
-// to the method listed earlier (pandas rank(method="first") over rows in the listed order)
-inline std::vector<double> reciprocal_ranks(const std::vector<double>& ood) {
+// How a tie is ranked: the paper's way, to the method listed earlier (pandas rank(method="first")
+// over rows in the listed order); or shared, each tied method getting the mean of the 1/rank its
+// block of ties spans (two tied for first: (1 + 1/2) / 2 each), which no listing order can move.
+enum Ties { TIES_LISTED, TIES_SHARED };
+
+// 1 / rank of each method in a complete column: rank 1 is the highest accuracy
+inline std::vector<double> reciprocal_ranks(const std::vector<double>& ood, Ties ties = TIES_LISTED) {
     std::vector<double> rr(ood.size());
     for (size_t k = 0; k < ood.size(); k++) {
-        int rank = 1;
-        for (size_t j = 0; j < ood.size(); j++)
-            if (ood[j] > ood[k] || (ood[j] == ood[k] && j < k)) rank++;
-        rr[k] = 1.0 / rank;
+        int above = 0, before = 0, tied = 0;  // better; tied and listed earlier; tied, itself included
+        for (size_t j = 0; j < ood.size(); j++) {
+            above += ood[j] > ood[k];
+            before += ood[j] == ood[k] && j < k;
+            tied += ood[j] == ood[k];
+        }
+        if (ties == TIES_LISTED) {
+            rr[k] = 1.0 / (above + before + 1);
+            continue;
+        }
+        double sum = 0;
+        for (int r = above + 1; r <= above + tied; r++) sum += 1.0 / r;
+        rr[k] = sum / tied;
     }
     return rr;
 }
@@ -525,7 +542,7 @@ inline bool all_tied(const Column& c) {
     return std::all_of(c.ood.begin(), c.ood.end(), [&](double a) { return a == c.ood[0]; });
 }
 
-inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::vector<Method>& ranked) {
+inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::vector<Method>& ranked, Ties ties = TIES_LISTED) {
     Mrr m;
     m.of_method.assign(ranked.size(), NAN);
     std::vector<double> sum(ranked.size(), 0.0);
@@ -534,7 +551,7 @@ inline Mrr mean_reciprocal_rank(const std::vector<Column>& columns, const std::v
             m.dropped++;
             continue;
         }
-        std::vector<double> rr = reciprocal_ranks(c.ood);
+        std::vector<double> rr = reciprocal_ranks(c.ood, ties);
         for (size_t k = 0; k < ranked.size(); k++) sum[k] += rr[k];
         m.columns++;
         m.all_tied += all_tied(c);
@@ -796,11 +813,12 @@ static std::string mrr_row(const std::string& name, const Mrr& m) {
 }
 
 // a scope's MRR row; under it, where the scope has all-tied columns, its MRR without them, and
-// where it has a task no PE learned, its MRR over the tasks some PE learned
+// where it has a task no PE learned, its MRR over the tasks some PE learned; then the rows of
+// the scope, and of its learned tasks, with their ties shared
 static std::string mrr_rows(const std::string& name, const std::vector<Column>& columns, const std::vector<Method>& ranked,
                             const std::set<std::string>& unlearned) {
     Mrr m = mean_reciprocal_rank(columns, ranked);
-    std::string md = mrr_row(name, m);
+    std::string md = mrr_row(name, m), shared = mrr_row(name + ", ties shared", mean_reciprocal_rank(columns, ranked, TIES_SHARED));
     if (m.all_tied > 0)
         md += mrr_row(name + format_text(", without %d all-tied column%s", m.all_tied, m.all_tied == 1 ? "" : "s"),
                       mrr_without_all_tied(columns, ranked));
@@ -816,9 +834,12 @@ static std::string mrr_rows(const std::string& name, const std::vector<Column>& 
         std::string which = n == 0   ? std::string("only the tasks some PE learned: none")
                             : n == 1 ? std::string("only the task some PE learned")
                                      : format_text("only the %d tasks some PE learned", n);
-        md += mrr_row(name + ", " + which + format_text(" (%d column%s)", l.columns, l.columns == 1 ? "" : "s"), l);
+        std::string learned_name = name + ", " + which + format_text(" (%d column%s)", l.columns, l.columns == 1 ? "" : "s");
+        md += mrr_row(learned_name, l);
+        if (l.columns > 0)
+            shared += mrr_row(learned_name + ", ties shared", mean_reciprocal_rank(columns_of_learned(columns, unlearned), ranked, TIES_SHARED));
     }
-    return md;
+    return md + shared;
 }
 
 // MRR over every column, then over the columns of each task family, and of each setting
@@ -827,8 +848,10 @@ static std::string mrr_section(const std::vector<Column>& columns, const std::ve
     std::string first_listed = ranked.empty() ? "the first method" : ranked[0].name();
     std::string md = "## Mean reciprocal rank\n\n";
     md += "For every (task, seed) the methods (a PE, plain or with wrappers) are ranked by overall OOD test accuracy (rank 1 is "
-          "best; a tie goes to the method listed first); a method's MRR is the mean of 1/rank over the columns that have a "
-          "finished run of every method. " +
+          "best; a tie goes to the method listed first, as the paper's notebook ranked, though its order for ties was RoPE, "
+          "ALiBi, T5, APE, NoPE); a method's MRR is the mean of 1/rank over the columns that have a finished run of every "
+          "method. Each scope's MRR is given again with its ties shared (\"ties shared\": each tied method gets the mean of the "
+          "1/rank its block of ties spans), which no listing order can move. " +
           format_text("%d columns ranked, %d dropped for a missing method.\n\n", all.columns, all.dropped);
     md += format_text("%d of the %d ranked columns are all tied (every method at exactly the same OOD accuracy, typically a "
                       "task no PE learned). ",
@@ -1033,10 +1056,15 @@ static std::string write_report(const std::string& sweep_dir) {
                                untied.columns ? mrr_line(untied, ranked).c_str() : "none");
     }
     if (!unlearned.empty()) {
-        Mrr l = mean_reciprocal_rank(columns_of_learned(columns, unlearned), ranked);
+        std::vector<Column> learned_columns = columns_of_learned(columns, unlearned);
+        Mrr l = mean_reciprocal_rank(learned_columns, ranked), shared = mean_reciprocal_rank(learned_columns, ranked, TIES_SHARED);
+        summary += format_text("MRR over the tasks some PE learned, ties shared (%d columns): %s\n", shared.columns,
+                               shared.columns ? mrr_line(shared, ranked).c_str() : "none");
         summary += format_text("MRR over the tasks some PE learned (%d columns): %s\n", l.columns,
                                l.columns ? mrr_line(l, ranked).c_str() : "none");
     }
+    Mrr shared = mean_reciprocal_rank(columns, ranked, TIES_SHARED);
+    summary += format_text("MRR over %d columns, ties shared: %s\n", shared.columns, shared.columns ? mrr_line(shared, ranked).c_str() : "none");
     return summary + format_text("MRR over %d columns: %s\n", all.columns, all.columns ? mrr_line(all, ranked).c_str() : "none");
 }
 

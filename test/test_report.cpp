@@ -448,6 +448,11 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
     TEST_ASSERT_MESSAGE(md.find("| family copy | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n| family copy, without") == std::string::npos &&
                             md.find("| family copy | 1.000 | 0.200 | 0.333 | 0.500 | 0.250 | 2 | 0 |\n") != std::string::npos,
                         md.c_str());  // no all-tied copy column: no second row
+    // ties shared: each tied method gets the mean of its block's 1/rank; the all-tied addition
+    // columns give everyone (1 + 1/2 + 1/3 + 1/4 + 1/5) / 5 = 0.4567, so over 4 columns nope
+    // (2 + 2 x 0.4567) / 4 = 0.728, ape 0.328, t5 0.395, alibi 0.478, rope 0.353
+    TEST_ASSERT_MESSAGE(md.find("| **all**, ties shared | 0.728 | 0.328 | 0.395 | 0.478 | 0.353 | 4 | 0 |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family addition, ties shared | 0.457 | 0.457 | 0.457 | 0.457 | 0.457 | 2 | 0 |\n") != std::string::npos, md.c_str());
     // the note is under the addition table (ID 0.2 for every PE) and nowhere else (copy: ID 1)
     size_t addition = md.find("### addition"), copy_at = md.find("### copy"), note = md.find("No PE learned this task in distribution");
     TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task in distribution"));
@@ -464,7 +469,9 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
                         md.c_str());
     // the summary: the MRR without the all-tied columns, over the learned tasks, then the paper's MRR as the last line
     const std::string tail = "MRR without the 2 all-tied columns, over 2: nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
+                             "MRR over the tasks some PE learned, ties shared (2 columns): nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
                              "MRR over the tasks some PE learned (2 columns): nope 1.000  alibi 0.500  t5 0.333  rope 0.250  ape 0.200\n"
+                             "MRR over 4 columns, ties shared: nope 0.728  alibi 0.478  t5 0.395  rope 0.353  ape 0.328\n"
                              "MRR over 4 columns: nope 1.000  alibi 0.375  ape 0.350  t5 0.333  rope 0.225\n";
     TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
     fs::remove_all(dir);
@@ -523,12 +530,21 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
                                 "| family addition, only the tasks some PE learned: none (0 columns) | - | - | - | - | - | 0 | 0 |\n") !=
                             std::string::npos,
                         md.c_str());
-    TEST_ASSERT_MESSAGE(md.find("| family copy | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n\n") != std::string::npos, md.c_str());
-    TEST_ASSERT_EQUAL_INT(4, count_of(md, "some PE learned"));           // the section's sentence, the two rows above, "How sure"'s scope
+    TEST_ASSERT_MESSAGE(md.find("| family copy | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n"
+                                "| family copy, ties shared | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n\n") != std::string::npos,
+                        md.c_str());
+    // ties shared: addition's four tied at 0 share ranks 2-5, (1/2 + 1/3 + 1/4 + 1/5) / 4 = 0.3208 each
+    TEST_ASSERT_MESSAGE(md.find("| **all**, ties shared | 0.285 | 0.260 | 0.327 | 0.750 | 0.660 | 4 | 0 |\n"
+                                "| **all**, only the task some PE learned (2 columns), ties shared | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n") !=
+                            std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_EQUAL_INT(5, count_of(md, "some PE learned"));  // the section's sentence, the rows above, the first one's shared twin, "How sure"'s scope
     TEST_ASSERT_EQUAL_INT(0, count_of(md, "all-tied column"));          // no all-tied row
     TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task"));  // the note and the row follow one rule
     const std::string tail = "all-tied columns: none of 4\n"
+                             "MRR over the tasks some PE learned, ties shared (2 columns): rope 1.000  alibi 0.500  t5 0.333  nope 0.250  ape 0.200\n"
                              "MRR over the tasks some PE learned (2 columns): rope 1.000  alibi 0.500  t5 0.333  nope 0.250  ape 0.200\n"
+                             "MRR over 4 columns, ties shared: alibi 0.750  rope 0.660  t5 0.327  nope 0.285  ape 0.260\n"
                              "MRR over 4 columns: alibi 0.750  rope 0.600  nope 0.375  t5 0.292  ape 0.267\n";
     TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
     fs::remove_all(dir);
