@@ -24,8 +24,9 @@
      results tell it apart), and "+drawn" where results.json's "eval_positions" is "drawn" (a
      --random-positions model evaluated at drawn positions: "ape+rand+drawn"), and "+window" and
      results.json's "attention_window" where that is not "none" ("alibi+window0:20": evaluated
-     with layer 0's queries seeing their 20 latest tokens). Runs from before these fields are
-     plain PEs.
+     with layer 0's queries seeing their 20 latest tokens), and "+latest" or "+stepN" where
+     results.json's "evaluated" says the parameters were a run's latest or its step-N snapshot
+     rather than its best checkpoint. Runs from before these fields are plain PEs.
    - Wrappers are not settings. A wrapper is what is under test, a rival of the plain PE (does
      fire+rand generalize further than nope?), so it is ranked in the same columns; a setting is
      what the rivals of a column share.
@@ -356,6 +357,12 @@ static void read_results(SweepRun* run, const std::string& path) {
     // and so is an evaluation with a layer's attention windowed ("alibi+window0:20")
     std::string window = results.find("attention_window") ? field(results, "attention_window", Json::STRING, path).text : "none";
     if (window != "none") run->method.wrappers += "+window" + window;
+    // and so is an evaluation of other parameters than the best checkpoint's: a run's latest
+    // (--load state.bin, "+latest") or a --keep-every snapshot ("+step1000")
+    std::string evaluated = results.find("evaluated") ? field(results, "evaluated", Json::STRING, path).text : "best";
+    if (evaluated == "latest") run->method.wrappers += "+latest";
+    else if (evaluated == "snapshot") run->method.wrappers += "+step" + std::to_string(int_field(results, "evaluated_step", path));
+    else if (evaluated != "best") fail("%s: \"evaluated\" is '%s' (valid: best latest snapshot)", path.c_str(), evaluated.c_str());
 }
 
 // the run in `dir`; adds the names of its setting's fields that are new to field_order

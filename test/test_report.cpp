@@ -142,6 +142,36 @@ static void test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_
     for (int p = 0; p < NUM_PAPER_PES; p++) TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0 / (p + 1), rr[p]);
 }
 
+// ties shared: a block of t methods tied from rank r on each gets (1/r + ... + 1/(r + t - 1)) / t,
+// so a column's reciprocal ranks still sum to 1 + 1/2 + ... + 1/n
+static void test_shared_ties_give_each_tied_method_the_mean_of_its_blocks_reciprocal_ranks(void) {
+    std::vector<double> rr = reciprocal_ranks({0.7, 0.7, 0.7, 0.1, 0.9}, TIES_SHARED);  // rope first, three tied at 2-4, alibi 5th
+    double tied = (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3;
+    const double expected[] = {tied, tied, tied, 1.0 / 5, 1.0};
+    for (int k = 0; k < 5; k++) TEST_ASSERT_DOUBLE_WITHIN(1e-12, expected[k], rr[k]);
+    std::vector<double> listed = reciprocal_ranks({0.7, 0.7, 0.7, 0.1, 0.9});
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, listed[0] + listed[1] + listed[2], rr[0] + rr[1] + rr[2]);  // the same ranks, shared
+    TEST_ASSERT_TRUE(listed[0] > rr[0] && listed[2] < rr[2]);                                   // the first listed loses, the last gains
+}
+
+// An evaluation of a run's latest parameters, or of a --keep-every snapshot, is a method of its
+// own beside the best checkpoint's, not the same run twice
+static void test_latest_and_snapshot_evaluations_are_methods_of_their_own(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.1 * p);
+    for (const char* evaluated : {"latest", "snapshot"}) {
+        std::string run = dir + "/copy-nope-s1-" + evaluated;
+        write_run(run, "copy", "nope", 1, evaluated == std::string("latest") ? 0.9 : 0.8);
+        std::string results = read_text(run + "/results.json");
+        results.insert(results.find(",\n  \"steps\""), std::string(",\n  \"evaluated_step\": 500,\n  \"evaluated\": \"") + evaluated + "\"");
+        write_text(run + "/results.json", results);
+    }
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: nope+latest 1.000  nope+step500 0.500  rope 0.333  alibi 0.250  t5 0.200  ape 0.167  nope 0.143\n"),
+                        summary.c_str());
+    fs::remove_all(dir);
+}
+
 static void test_mrr_without_all_tied_columns_matches_a_hand_computation(void) {
     //                        nope  ape   t5    alibi rope     ranks (1 = best)                 RR
     // copy s1                0.9   0.1   0.5   0.5   0.3      1 5 2 3 4 (t5 before alibi)      1    1/5  1/2  1/3  1/4
@@ -917,6 +947,8 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column);
     RUN_TEST(test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five);
+    RUN_TEST(test_shared_ties_give_each_tied_method_the_mean_of_its_blocks_reciprocal_ranks);
+    RUN_TEST(test_latest_and_snapshot_evaluations_are_methods_of_their_own);
     RUN_TEST(test_mrr_without_all_tied_columns_matches_a_hand_computation);
     RUN_TEST(test_a_column_is_all_tied_only_when_every_ranked_method_has_the_same_accuracy);
     RUN_TEST(test_only_the_methods_a_sweep_finished_are_ranked);
