@@ -282,8 +282,9 @@ inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int
                 for (int h = 0; h < d.NH; h++) {
                     const float* row = e.row(d.NH, l, h, t);
                     int best = (int)(std::max_element(row, row + t + 1) - row);
-                    double distance = (double)(t - best) / (t + 1);
-                    histogram[std::min(bins - 1, (int)(distance * bins))]++;
+                    // bin floor((t - best) / (t + 1) * bins) in integers: in floating point a distance
+                    // on a bin's lower edge (0.29 at t = 99) could round into the bin below
+                    histogram[std::min(bins - 1, (int)((long long)(t - best) * bins / (t + 1)))]++;
                 }
     }
     return histogram;

@@ -106,6 +106,12 @@ static void test_attended_distance_histogram_of_known_patterns(void) {
     d.examples[0] = one_hot_example(8, 1, 1, 4, 9, to_self);
     TEST_ASSERT_EQUAL_INT(4, attended_distance_histogram(d, 8, 20)[0]);
     TEST_ASSERT_EQUAL_INT(0, attended_distance_histogram(d, 9, 20)[0]);  // λ = 9 is not > 9
+    // a distance on a bin's lower edge is in that bin: query 99 looking 29 back, 29 / 100, at
+    // 100 bins is in bin 29 (0.29 * 100 in doubles is 28.999...)
+    d.examples[0] = one_hot_example(100, 1, 1, 99, 200, [](int t) { return t == 99 ? 70 : t; });
+    std::vector<long> edge = attended_distance_histogram(d, 8, 100);
+    TEST_ASSERT_EQUAL_INT(1, edge[29]);
+    TEST_ASSERT_EQUAL_INT(0, edge[28]);
 }
 
 static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
