@@ -623,7 +623,9 @@ static std::vector<Column> columns_of(const std::vector<SweepRun>& runs, const s
 static std::vector<size_t> best_first(const std::vector<double>& score) {
     std::vector<size_t> order;
     for (size_t k = 0; k < score.size(); k++) order.push_back(k);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+    // compared to 1e-9: equal sums of 1/rank taken in another order can differ in their last bit
+    auto key = [&](size_t k) { return std::isnan(score[k]) ? LLONG_MIN : std::llround(score[k] * 1e9); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) > key(b); });
     return order;
 }
 

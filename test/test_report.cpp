@@ -154,6 +154,12 @@ static void test_shared_ties_give_each_tied_method_the_mean_of_its_blocks_recipr
     TEST_ASSERT_TRUE(listed[0] > rr[0] && listed[2] < rr[2]);                                   // the first listed loses, the last gains
 }
 
+// MRRs equal but for their last bit (sums taken in another order) keep the listed order
+static void test_equal_mrrs_are_listed_in_the_listed_order(void) {
+    TEST_ASSERT_TRUE(0.3 != 0.1 + 0.2);
+    TEST_ASSERT_TRUE(best_first({0.3, 0.1 + 0.2, 0.5}) == std::vector<size_t>({2, 0, 1}));
+}
+
 // An evaluation of a run's latest parameters, or of a --keep-every snapshot, is a method of its
 // own beside the best checkpoint's, not the same run twice
 static void test_latest_and_snapshot_evaluations_are_methods_of_their_own(void) {
@@ -949,6 +955,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_reciprocal_ranks_of_a_column_are_a_permutation_of_one_over_one_to_five);
     RUN_TEST(test_shared_ties_give_each_tied_method_the_mean_of_its_blocks_reciprocal_ranks);
     RUN_TEST(test_latest_and_snapshot_evaluations_are_methods_of_their_own);
+    RUN_TEST(test_equal_mrrs_are_listed_in_the_listed_order);
     RUN_TEST(test_mrr_without_all_tied_columns_matches_a_hand_computation);
     RUN_TEST(test_a_column_is_all_tied_only_when_every_ranked_method_has_the_same_accuracy);
     RUN_TEST(test_only_the_methods_a_sweep_finished_are_ranked);
