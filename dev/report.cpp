@@ -229,6 +229,16 @@ static int int_field(const Json& object, const std::string& key, const std::stri
     return (int)j.number;
 }
 
+// object.key, a count: a whole number of at least 0 that a double holds exactly (a token tally may
+// pass an int's 2^31, as report.h's Tally allows)
+static int64_t count_field(const Json& object, const std::string& key, const std::string& source) {
+    const Json& j = field(object, key, Json::NUMBER, source);
+    const double exact = 9007199254740992.0;  // 2^53
+    if (!(j.number == floor(j.number) && j.number >= 0 && j.number <= exact))
+        fail("%s: field \"%s\" should be a count, a whole number from 0 to 2^53, not %s", source.c_str(), key.c_str(), j.text.c_str());
+    return (int64_t)j.number;
+}
+
 static double fraction_field(const Json& object, const std::string& key, const std::string& source) {
     const Json& j = field(object, key, Json::NUMBER, source);
     if (!(j.number >= 0 && j.number <= 1)) fail("%s: field \"%s\" should be a fraction from 0 to 1, not %s", source.c_str(), key.c_str(), j.text.c_str());
@@ -284,12 +294,12 @@ struct SweepRun {
 // a split of results.json: {"accuracy", "correct", "total", "by_length": [{"length", "correct", "total", "accuracy"}]}
 static SplitResult read_split(const Json& split, const std::string& source) {
     SplitResult r;
-    r.all.correct = int_field(split, "correct", source);
-    r.all.total = int_field(split, "total", source);
+    r.all.correct = count_field(split, "correct", source);
+    r.all.total = count_field(split, "total", source);
     for (const Json& row : field(split, "by_length", Json::ARRAY, source).items) {
         Tally& t = r.by_length[int_field(row, "length", source)];
-        t.correct = int_field(row, "correct", source);
-        t.total = int_field(row, "total", source);
+        t.correct = count_field(row, "correct", source);
+        t.total = count_field(row, "total", source);
     }
     return r;
 }

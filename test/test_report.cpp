@@ -385,8 +385,8 @@ static void test_json_nested_past_the_limit_is_refused(void) {
     TEST_ASSERT_THROWS_WITH(parse_json("\n" + std::string(100000, '['), "x.json"), "x.json: JSON nested more than 64 deep at line 2");
 }
 
-// counts and lengths are ints: a number an int can not hold, or one with a fraction, is refused
-// (casting 1e300 to int is undefined behaviour)
+// lengths are ints: a number an int can not hold, or one with a fraction, is refused (casting
+// 1e300 to int is undefined behaviour); counts go past 2^31 (a large split's tokens), to 2^53
 static void test_int_fields_must_be_whole_numbers_an_int_holds(void) {
     Json j = parse_json("{\"max\": 2147483647, \"min\": -2147483647, \"big\": 1e300, \"past\": 2147483648, \"half\": 2.5}", "x.json");
     TEST_ASSERT_EQUAL_INT(INT_MAX, int_field(j, "max", "x.json"));
@@ -394,6 +394,9 @@ static void test_int_fields_must_be_whole_numbers_an_int_holds(void) {
     TEST_ASSERT_THROWS_WITH(int_field(j, "big", "x.json"), "x.json: field \"big\" should be a whole number of at most 2147483647, not 1e300");
     TEST_ASSERT_THROWS_WITH(int_field(j, "past", "x.json"), "not 2147483648");
     TEST_ASSERT_THROWS_WITH(int_field(j, "half", "x.json"), "not 2.5");
+    TEST_ASSERT_TRUE(count_field(j, "past", "x.json") == 2147483648LL);
+    TEST_ASSERT_THROWS_WITH(count_field(j, "min", "x.json"), "x.json: field \"min\" should be a count, a whole number from 0 to 2^53, not -2147483647");
+    TEST_ASSERT_THROWS_WITH(count_field(j, "big", "x.json"), "not 1e300");
 }
 
 // ----------------------------------------------------------------------------
