@@ -197,7 +197,7 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
 static int longest_valid_length(const AttentionDump& d) {
     int longest = 0;
     for (const AttentionExample& e : d.examples)
-        if (e.split == 1) longest = std::max(longest, e.length);
+        if (e.split == DUMP_VALID) longest = std::max(longest, e.length);
     return longest;
 }
 
@@ -464,7 +464,7 @@ static void span_command(const AttentionArgs& a) {
     std::string tsv = format_text("label\tlayer\thead\tlengths\texamples\t%s\tmean_attention\n", a.keys == KEY_DISTANCE ? "distances" : "positions");
     for (const Labelled& l : dumps) {
         std::vector<LengthRange> ranges = a.ranges;
-        if (ranges.empty()) add_split_range(l.dump, 1, &ranges), add_split_range(l.dump, 2, &ranges);
+        if (ranges.empty()) add_split_range(l.dump, DUMP_VALID, &ranges), add_split_range(l.dump, DUMP_TEST, &ranges);
         AttentionSpan s = attention_span(l.dump, ranges, edges, a.keys);
         printf("%s: mean attention of the answer's first query by the keys' %s\n", l.label.c_str(), a.keys == KEY_DISTANCE ? "distance" : "position");
         for (int layer = 0; layer < s.L; layer++)

@@ -67,8 +67,8 @@
      pe-per-layer), seed and parameters (the
      parameter count depends on the PE); its "precision" tf32 counts as fp32 (setting_value says
      why). Where the runs of a task have several settings, each
-     setting of the task is a task of its own, "TASK [LABEL]", and the label names the fewest
-     config fields (taken in config.json's order) that tell the settings of any one task apart,
+     setting of the task is a task of its own, "TASK [LABEL]", and the label names the config
+     fields, taken greedily in config.json's order, that tell the settings of any one task apart,
      e.g. "copy [model=small]". A column is then (task [label], seed): a `small` copy run is
      never ranked against a `tiny` one.
    - A task's family is its name up to the first underscore: copy_rdc -> copy, sort_multi -> sort.
@@ -404,9 +404,9 @@ static SweepRun read_run(const fs::path& sweep, const fs::path& dir, std::vector
     return run;
 }
 
-// Labels each run's setting with the fewest fields that tell the settings of a task apart:
-// a field is named when two finished runs of one task agree on every field named so far but
-// differ in it. Fields follow config.json's order, so `model` comes before what it implies.
+// Labels each run's setting with fields that tell the settings of a task apart, taken greedily
+// (not always the fewest): a field is named when two finished runs of one task agree on every
+// field named so far but differ in it. Fields follow config.json's order, so `model` comes before what it implies.
 static std::vector<std::string> label_settings(std::vector<SweepRun>* runs, const std::vector<std::string>& field_order) {
     std::vector<std::string> named;
     auto value = [](const SweepRun& r, const std::string& name) {
@@ -812,8 +812,8 @@ static std::string header_section(const Sweep& s, const std::vector<Method>& ran
     md += "- tasks: " + join_words(Words(tasks.begin(), tasks.end())) + "\n";
     Words names;
     for (const Method& m : ranked) names.push_back(m.name());
-    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, +coupled, +layers, or RoPE's +pi, +ntk or +yarn to its "
-          "PE's name): " + (names.empty() ? std::string("none") : join_words(names)) + "\n";
+    md += "- methods ranked (those with a finished run; a wrapper adds +rand, +abacus, +coupled, +layers, RoPE's +pi, +ntk or +yarn, +drawn, "
+          "+windowL:W, +latest or +stepN to its PE's name): " + (names.empty() ? std::string("none") : join_words(names)) + "\n";
     if (s.setting_fields.empty())
         md += "- settings: the runs of each task differ only in method and seed\n";
     else {
@@ -928,8 +928,8 @@ static std::string redrawn_rows(const std::string& scope, const std::vector<Colu
 static std::string redrawn_section(const std::vector<Column>& columns, const std::vector<Method>& ranked, const std::set<std::string>& unlearned) {
     if (mean_reciprocal_rank(columns, ranked).columns < 2) return "";
     std::string md = "### How sure: the columns drawn again\n\n";
-    md += format_text("An MRR is a mean over few columns: how far would it move with other seeds, or other tasks? Each scope's "
-                      "ranked columns are drawn again %d times with replacement: first each task's seeds, the tasks kept (training's "
+    md += format_text("An MRR is a mean over few columns: how far would it move with other seeds, or other tasks? The ranked "
+                      "columns of every task, and of the tasks some PE learned, are drawn again %d times with replacement: first each task's seeds, the tasks kept (training's "
                       "noise alone), then the tasks and each drawn task's seeds (which tasks a benchmark holds is a draw too). The "
                       "table gives the central 90%% of a method's MRRs over the draws and the share of draws in which its MRR is the "
                       "highest (a tie for first shared). Drawing again from n seeds narrows the spread of their mean by "

@@ -577,7 +577,7 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
                                 "| **all**, only the task some PE learned (2 columns), ties shared | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n") !=
                             std::string::npos,
                         md.c_str());
-    TEST_ASSERT_EQUAL_INT(5, count_of(md, "some PE learned"));  // the section's sentence, the rows above, the first one's shared twin, "How sure"'s scope
+    TEST_ASSERT_EQUAL_INT(6, count_of(md, "some PE learned"));  // the section's sentence, the rows above, the first one's shared twin, "How sure"'s text and scope
     TEST_ASSERT_EQUAL_INT(0, count_of(md, "all-tied column"));          // no all-tied row
     TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task"));  // the note and the row follow one rule
     const std::string tail = "all-tied columns: none of 4\n"
