@@ -1074,8 +1074,7 @@ static void print_samples_of(Run* r) {
     if (r->config->sample <= 0) return;
     int n = r->config->sample, valid = std::min(n, valid_split(*r).size()), test = std::min(n, test_split(*r).size());
     if (valid == test) printf("\ngreedy decoding (KV cache) of the first %d examples of each split:\n", valid);
-    else printf("\ngreedy decoding (KV cache) of the first %d valid and %d test examples (all there are of %s):\n", valid, test,
-                valid < n ? "valid" : "test");
+    else printf("\ngreedy decoding (KV cache) of the first %d valid and %d test examples:\n", valid, test);
     print_samples(r, valid_split(*r), "valid", r->config->sample);
     print_samples(r, test_split(*r), "test", r->config->sample);
 }
