@@ -99,6 +99,7 @@
 #include <vector>
 
 #include "common.h"
+#include "dev/tool.h"
 #include "pe.h"
 #include "report.h"
 
@@ -1089,10 +1090,9 @@ static std::string write_report(const std::string& sweep_dir) {
 
 #ifndef TESTING
 int main(int argc, char** argv) {
-    const char* usage = "usage: dev/report SWEEP_DIR  (a directory of run directories written by ./train)";
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return printf("%s\n", usage), 0;
+    const char* usage = "dev/report SWEEP_DIR  (a directory of run directories written by ./train)";
+    if (help_asked(argc, argv) || argc != 2) return print_usage(usage, help_asked(argc, argv));
     try {
-        if (argc != 2) fail("%s", usage);
         printf("%s", write_report(argv[1]).c_str());
     } catch (const std::exception& e) {  // Error from fail(), or a file system error
         fflush(stdout);
