@@ -22,7 +22,8 @@
    - words are separated by single spaces; punctuation is a word of its own ("The answer is 7 .")
    - a generated task's data is a function of (data seed, task, split, length bin): changing one
      split's size never changes another split's examples, nor a bin's those of another bin (a
-     split's size sets each bin's count, a prefix of that bin's stream; with --index-hints the
+     split's size sets each bin's count, a prefix of that bin's stream, or of its deck's two ends
+     for copy_rdc, whose train and valid never share a prompt; with --index-hints the
      test lengths also set how many hints there are: see "addition"). SCAN's valid examples are
      a tenth of its shuffled pool of lengths up to --train-max, so that flag changes which ones
 */
@@ -188,6 +189,16 @@ struct ScratchpadSteps {
     bool has_vars;
 };
 
+// A task whose every length has few distinct prompts (copy_rdc: 6,006) is dealt from a deck,
+// not drawn with replacement: each length bin's prompts are shuffled once per data seed, train
+// takes them from the top and valid from the bottom, so no prompt is in both (the paper's rdc
+// split put each pair of a length in train or in valid, once), and either split's size leaves
+// the other's examples where they were.
+struct DealtPrompts {
+    int per_bin;                                                // distinct prompts of each length
+    Words (*nth)(const Task& task, const Bin& bin, int index);  // the index-th, 0 <= index < per_bin
+};
+
 struct Task {
     const char* name;
     const char* description;  // one line, for --help
@@ -198,6 +209,7 @@ struct Task {
     bool operand_pairs;                  // bins are (a, b) digit-count pairs (addition)
     Words (*lexicon)();                                             // every word the task uses
     Words (*sample)(const Task& task, Rng* rng, const Bin& bin);    // a random prompt of the bin
+    const DealtPrompts* deck;                                       // or: each bin's prompts, dealt
     std::vector<Words> (*enumerate)();                              // or: the whole finite language
     Words (*solve)(const Task& task, const Words& prompt, int* length);  // gold target and λ
     const ScratchpadSteps* scratchpad;                                  // or nullptr: none
@@ -239,11 +251,6 @@ static inline Words copy_sample(const Task& task, Rng* rng, const Bin& bin) {
     if (task.variant == COPY_RSC || task.variant == COPY_RSC2X) {
         prompt = {"Copy:"};
         prompt.insert(prompt.end(), bin.length, s[rng->below(COPY_SYMBOLS)]);
-    } else if (task.variant == COPY_RDC) {
-        int from = rng->below(RDC_SYMBOLS), to = rng->below(RDC_SYMBOLS - 1);
-        if (to >= from) to++;  // uniform over the symbols other than `from`
-        prompt = {"Replace", s[from], "with", s[to], "in"};
-        prompt.insert(prompt.end(), bin.length, s[from]);
     } else {
         prompt = {is_reverse(task.variant) ? "Reverse:" : "Copy:"};
         for (int i = 0; i < bin.length; i++) prompt.push_back(s[rng->below(COPY_SYMBOLS)]);
@@ -251,6 +258,19 @@ static inline Words copy_sample(const Task& task, Rng* rng, const Bin& bin) {
     prompt.push_back("[SEP]");
     return prompt;
 }
+
+// rdc's ordered pairs of distinct words, numbered from*(RDC_SYMBOLS-1) + the rank of `to` among
+// the other words
+static inline Words rdc_nth(const Task&, const Bin& bin, int index) {
+    const Words& s = copy_alphabet().symbols;
+    int from = index / (RDC_SYMBOLS - 1), to = index % (RDC_SYMBOLS - 1);
+    if (to >= from) to++;
+    Words prompt = {"Replace", s[from], "with", s[to], "in"};
+    prompt.insert(prompt.end(), bin.length, s[from]);
+    prompt.push_back("[SEP]");
+    return prompt;
+}
+static const DealtPrompts RDC_PROMPTS = {RDC_SYMBOLS * (RDC_SYMBOLS - 1), rdc_nth};
 
 static inline Words copy_solve(const Task& task, const Words& prompt, int* length) {
     const Alphabet& alphabet = copy_alphabet();
@@ -962,72 +982,72 @@ static const ScratchpadSteps LEGO_STEPS = {lego_steps, [] { return Words{}; }, f
 
 static const Task TASKS[] = {
     // name, description, length unit, train min, train max, test max, longest, variant, pairs,
-    // lexicon, sample, enumerate, solve, scratchpad steps
+    // lexicon, sample, deck, enumerate, solve, scratchpad steps
     {"copy", "copy one word repeated n times (paper's rsc, Fig. 3 'Copy')", "input words", 2, 20, 40, 1000,
-     COPY_RSC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     COPY_RSC, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"copy_rsc2x", "one word repeated n times -> repeated 2n times", "input words", 2, 20, 40, 1000,
-     COPY_RSC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     COPY_RSC2X, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"copy_rdc", "Replace a with b in a a a -> b b b", "input words", 2, 20, 40, 1000,
-     COPY_RDC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     COPY_RDC, false, copy_lexicon, nullptr, &RDC_PROMPTS, nullptr, copy_solve, nullptr},
     {"copy_cmc", "copy n random words", "input words", 2, 20, 40, 1000,
-     COPY_CMC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     COPY_CMC, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"copy_cmc2x", "copy n random words twice: w [NEXT] w", "input words", 2, 20, 40, 1000,
-     COPY_CMC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     COPY_CMC2X, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"reverse", "reverse n random words, twice: r [NEXT] r (paper's mc2x, Fig. 3 'Reverse')", "input words", 2, 20, 40, 1000,
-     REVERSE_MC2X, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     REVERSE_MC2X, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"reverse_mc", "reverse n random words", "input words", 2, 20, 40, 1000,
-     REVERSE_MC, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     REVERSE_MC, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"reverse_mcrv", "reverse, then the original: r [NEXT] w", "input words", 2, 20, 40, 1000,
-     REVERSE_MCRV, false, copy_lexicon, copy_sample, nullptr, copy_solve, nullptr},
+     REVERSE_MCRV, false, copy_lexicon, copy_sample, nullptr, nullptr, copy_solve, nullptr},
     {"addition", "add two integers (answer most significant digit first)", "digits of the longer operand", 1, 8, 16, 1000,
-     0, true, addition_lexicon, addition_sample, nullptr, addition_solve, &ADDITION_STEPS},
+     0, true, addition_lexicon, addition_sample, nullptr, nullptr, addition_solve, &ADDITION_STEPS},
     {"poly", "evaluate a polynomial at x, mod 10", "terms", 1, 8, 16, 1000,
-     0, false, poly_lexicon, poly_sample, nullptr, poly_solve, &POLY_STEPS},
+     0, false, poly_lexicon, poly_sample, nullptr, nullptr, poly_solve, &POLY_STEPS},
     {"sort", "sort single-token symbols by their fixed order", "list items", 2, 8, 16, 1000,
-     SORT_SINGLE, false, sort_lexicon, sort_sample, nullptr, sort_solve, &SORT_STEPS},
+     SORT_SINGLE, false, sort_lexicon, sort_sample, nullptr, nullptr, sort_solve, &SORT_STEPS},
     {"sort_multi", "sort integers of 2-4 digits", "list items", 2, 8, 16, 1000,
-     SORT_MULTI, false, sort_lexicon, sort_sample, nullptr, sort_solve, &SORT_STEPS},
+     SORT_MULTI, false, sort_lexicon, sort_sample, nullptr, nullptr, sort_solve, &SORT_STEPS},
     {"sum", "sum of digits 1-9, mod 10", "numbers", 2, 8, 16, 1000,
-     0, false, sum_lexicon, sum_sample, nullptr, sum_solve, &SUM_STEPS},
+     0, false, sum_lexicon, sum_sample, nullptr, nullptr, sum_solve, &SUM_STEPS},
     {"parity", "is the number of 1s even?", "bits", 4, 8, 16, 1000,
-     0, false, parity_lexicon, parity_sample, nullptr, parity_solve, &PARITY_STEPS},
+     0, false, parity_lexicon, parity_sample, nullptr, nullptr, parity_solve, &PARITY_STEPS},
     {"lego", "resolve a chain of +/- variable assignments", "variables", 4, 8, 16, LEGO_VARIABLES,
-     0, false, lego_lexicon, lego_sample, nullptr, lego_solve, &LEGO_STEPS},
+     0, false, lego_lexicon, lego_sample, nullptr, nullptr, lego_solve, &LEGO_STEPS},
     {"scan", "SCAN commands -> actions, the finite language split by output length", "output actions", 1, 25, 48, 48,
-     0, false, scan_lexicon, nullptr, scan_enumerate, scan_solve, nullptr},
+     0, false, scan_lexicon, nullptr, nullptr, scan_enumerate, scan_solve, nullptr},
     {"pcfg", "PCFG SET string-edit functions in prefix notation", "function words", 1, 8, 35, 100,
-     0, false, pcfg_lexicon, pcfg_sample, nullptr, pcfg_solve, nullptr},
+     0, false, pcfg_lexicon, pcfg_sample, nullptr, nullptr, pcfg_solve, nullptr},
     // Delétang et al. 2023: train λ 1-40, test 41-100 (the paper's test went on to 500: --test-max 500)
     {"ch_even_pairs", "regular: is the number of 01 and 10 pairs in a bit string odd?", "bits", 1, 40, 100, 500,
-     CH_EVEN_PAIRS, false, ch_lexicon<CH_EVEN_PAIRS>, ch_uniform_sample, nullptr, even_pairs_solve, nullptr},
+     CH_EVEN_PAIRS, false, ch_lexicon<CH_EVEN_PAIRS>, ch_uniform_sample, nullptr, nullptr, even_pairs_solve, nullptr},
     {"ch_modular_arithmetic", "regular: + - * of digits mod 5, usual precedence", "numbers", 1, 20, 50, 500,
-     CH_MODULAR_ARITHMETIC, false, ch_lexicon<CH_MODULAR_ARITHMETIC>, modular_arithmetic_sample, nullptr, modular_arithmetic_solve, nullptr},
+     CH_MODULAR_ARITHMETIC, false, ch_lexicon<CH_MODULAR_ARITHMETIC>, modular_arithmetic_sample, nullptr, nullptr, modular_arithmetic_solve, nullptr},
     {"ch_parity_check", "regular: the number of 1s in a bit string, mod 2", "bits", 1, 40, 100, 500,
-     CH_PARITY_CHECK, false, ch_lexicon<CH_PARITY_CHECK>, ch_uniform_sample, nullptr, parity_check_solve, nullptr},
+     CH_PARITY_CHECK, false, ch_lexicon<CH_PARITY_CHECK>, ch_uniform_sample, nullptr, nullptr, parity_check_solve, nullptr},
     {"ch_cycle_navigation", "regular: the end of a walk of -1/0/+1 steps on a 5-cycle", "actions", 1, 40, 100, 500,
-     CH_CYCLE_NAVIGATION, false, ch_lexicon<CH_CYCLE_NAVIGATION>, ch_uniform_sample, nullptr, cycle_navigation_solve, nullptr},
+     CH_CYCLE_NAVIGATION, false, ch_lexicon<CH_CYCLE_NAVIGATION>, ch_uniform_sample, nullptr, nullptr, cycle_navigation_solve, nullptr},
     {"ch_stack_manipulation", "context-free: a bit stack after POP/PUSH0/PUSH1, top first", "stack bits and actions", 1, 40, 100, 500,
-     CH_STACK_MANIPULATION, false, ch_lexicon<CH_STACK_MANIPULATION>, stack_manipulation_sample, nullptr, stack_manipulation_solve, nullptr},
+     CH_STACK_MANIPULATION, false, ch_lexicon<CH_STACK_MANIPULATION>, stack_manipulation_sample, nullptr, nullptr, stack_manipulation_solve, nullptr},
     {"ch_reverse_string", "context-free: reverse a bit string", "bits", 1, 40, 100, 500,
-     CH_REVERSE_STRING, false, ch_lexicon<CH_REVERSE_STRING>, ch_uniform_sample, nullptr, reverse_string_solve, nullptr},
+     CH_REVERSE_STRING, false, ch_lexicon<CH_REVERSE_STRING>, ch_uniform_sample, nullptr, nullptr, reverse_string_solve, nullptr},
     {"ch_modular_arithmetic_brackets", "context-free: a bracketed + - * expression mod 5", "expression words", 1, 40, 100, 500,
-     CH_MODULAR_BRACKETS, false, ch_lexicon<CH_MODULAR_BRACKETS>, modular_brackets_sample, nullptr, modular_arithmetic_solve, nullptr},
+     CH_MODULAR_BRACKETS, false, ch_lexicon<CH_MODULAR_BRACKETS>, modular_brackets_sample, nullptr, nullptr, modular_arithmetic_solve, nullptr},
     {"ch_solve_equation", "context-free: the digit x stands for in a bracketed +/- equation mod 5", "equation words", 3, 40, 100, 500,
-     CH_SOLVE_EQUATION, false, ch_lexicon<CH_SOLVE_EQUATION>, solve_equation_sample, nullptr, solve_equation_solve, nullptr},
+     CH_SOLVE_EQUATION, false, ch_lexicon<CH_SOLVE_EQUATION>, solve_equation_sample, nullptr, nullptr, solve_equation_solve, nullptr},
     {"ch_duplicate_string", "context-sensitive: a bit string written twice", "bits", 1, 40, 100, 500,
-     CH_DUPLICATE_STRING, false, ch_lexicon<CH_DUPLICATE_STRING>, ch_uniform_sample, nullptr, duplicate_string_solve, nullptr},
+     CH_DUPLICATE_STRING, false, ch_lexicon<CH_DUPLICATE_STRING>, ch_uniform_sample, nullptr, nullptr, duplicate_string_solve, nullptr},
     {"ch_missing_duplicate", "context-sensitive: the masked bit of a string written twice", "bits of the string", 1, 20, 50, 500,
-     CH_MISSING_DUPLICATE, false, ch_lexicon<CH_MISSING_DUPLICATE>, missing_duplicate_sample, nullptr, missing_duplicate_solve, nullptr},
+     CH_MISSING_DUPLICATE, false, ch_lexicon<CH_MISSING_DUPLICATE>, missing_duplicate_sample, nullptr, nullptr, missing_duplicate_solve, nullptr},
     {"ch_odds_first", "context-sensitive: a bit string's odd positions, then its even ones", "bits", 1, 40, 100, 500,
-     CH_ODDS_FIRST, false, ch_lexicon<CH_ODDS_FIRST>, ch_uniform_sample, nullptr, odds_first_solve, nullptr},
+     CH_ODDS_FIRST, false, ch_lexicon<CH_ODDS_FIRST>, ch_uniform_sample, nullptr, nullptr, odds_first_solve, nullptr},
     {"ch_binary_addition", "context-sensitive: add two little-endian binary numbers", "input words", 3, 40, 100, 500,
-     CH_BINARY_ADDITION, false, ch_lexicon<CH_BINARY_ADDITION>, binary_operation_sample, nullptr, binary_operation_solve, nullptr},
+     CH_BINARY_ADDITION, false, ch_lexicon<CH_BINARY_ADDITION>, binary_operation_sample, nullptr, nullptr, binary_operation_solve, nullptr},
     {"ch_binary_multiplication", "context-sensitive: multiply two little-endian binary numbers", "input words", 3, 40, 100, 500,
-     CH_BINARY_MULTIPLICATION, false, ch_lexicon<CH_BINARY_MULTIPLICATION>, binary_operation_sample, nullptr, binary_operation_solve, nullptr},
+     CH_BINARY_MULTIPLICATION, false, ch_lexicon<CH_BINARY_MULTIPLICATION>, binary_operation_sample, nullptr, nullptr, binary_operation_solve, nullptr},
     {"ch_compute_sqrt", "context-sensitive: the integer square root of a binary number", "bits", 1, 40, 100, 500,
-     CH_COMPUTE_SQRT, false, ch_lexicon<CH_COMPUTE_SQRT>, compute_sqrt_sample, nullptr, compute_sqrt_solve, nullptr},
+     CH_COMPUTE_SQRT, false, ch_lexicon<CH_COMPUTE_SQRT>, compute_sqrt_sample, nullptr, nullptr, compute_sqrt_solve, nullptr},
     {"ch_bucket_sort", "context-sensitive: sort symbols from an alphabet of 5", "symbols", 1, 40, 100, 500,
-     CH_BUCKET_SORT, false, ch_lexicon<CH_BUCKET_SORT>, ch_uniform_sample, nullptr, bucket_sort_solve, nullptr},
+     CH_BUCKET_SORT, false, ch_lexicon<CH_BUCKET_SORT>, ch_uniform_sample, nullptr, nullptr, bucket_sort_solve, nullptr},
 };
 static const int NUM_TASKS = sizeof(TASKS) / sizeof(TASKS[0]);
 
@@ -1262,6 +1282,20 @@ struct LengthSplit {
 
 static const int MAX_SPLIT_SIZE = 10000000;
 
+// A dealt task's bins hold deck->per_bin prompts each: train and valid share their lengths'
+// decks, test has its own lengths. A bin gets at most ceil(size / bins) of a split's examples.
+static inline void check_deck_sizes(const Task& task, const LengthSplit& s, const DataConfig& config) {
+    int per_bin = task.deck->per_bin, train_bins = s.train_max - s.train_min + 1, test_bins = s.test_max - s.train_max;
+    auto most = [](int size, int bins) { return (size + bins - 1) / bins; };
+    if (most(config.train_size, train_bins) + most(config.valid_size, train_bins) > per_bin)
+        fail("%s has %d distinct prompts of each length, which train and valid share: --train-size %d and --valid-size %d "
+             "over %d lengths ask for %d of one length", task.name, per_bin, config.train_size, config.valid_size, train_bins,
+             most(config.train_size, train_bins) + most(config.valid_size, train_bins));
+    if (most(config.test_size, test_bins) > per_bin)
+        fail("%s has %d distinct prompts of each length: --test-size %d over %d lengths asks for %d of one length",
+             task.name, per_bin, config.test_size, test_bins, most(config.test_size, test_bins));
+}
+
 // The task's lengths under a data configuration, whose every field it checks.
 static inline LengthSplit length_split(const Task& task, const DataConfig& config) {
     LengthSplit s{task.train_min, config.train_max ? config.train_max : task.train_max,
@@ -1276,6 +1310,7 @@ static inline LengthSplit length_split(const Task& task, const DataConfig& confi
     for (int k = 0; k < NUM_SPLITS; k++)
         if (sizes[k] < 1 || sizes[k] > MAX_SPLIT_SIZE)
             fail("--%s-size %d is out of range [1, %d]", SPLIT_NAMES[k], sizes[k], MAX_SPLIT_SIZE);
+    if (task.deck) check_deck_sizes(task, s, config);
     check_scratchpad(task, config.scratchpad);
     check_digit_format(task, config);
     return s;
@@ -1325,9 +1360,19 @@ static inline Split shuffled(const Split& in, Rng rng) {
     return out;
 }
 
+// A dealt bin's prompt numbers in the order its deck deals them, the same for every split
+static inline std::vector<int> shuffled_deck(const Task& task, uint64_t seed, uint64_t bin_key) {
+    std::vector<int> deck(task.deck->per_bin);
+    for (int i = 0; i < (int)deck.size(); i++) deck[i] = i;
+    Rng rng = rng_stream(seed, hash_string(task.name), hash_string("deck"), bin_key);
+    for (int i = (int)deck.size() - 1; i > 0; i--) std::swap(deck[i], deck[rng.below(i + 1)]);
+    return deck;
+}
+
 // Generated tasks: `size` examples spread evenly over the bins (the first size % bins bins
-// get one more), each bin drawn from its own stream, then shuffled. Addition's number formats
-// rewrite the plain prompts, drawing hint offsets from a second stream per bin.
+// get one more), each bin drawn from its own stream (or dealt from its deck: valid from the
+// bottom), then shuffled. Addition's number formats rewrite the plain prompts, drawing hint
+// offsets from a second stream per bin.
 static inline Split sampled_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind, int size, int lo, int hi) {
     uint64_t task_key = hash_string(task.name);
     DigitFormat format = digit_format(task, config);
@@ -1337,8 +1382,10 @@ static inline Split sampled_split(const Task& task, const Vocab& vocab, const Da
         int count = size / (int)bins.size() + ((int)k < size % (int)bins.size());
         uint64_t bin_key = (uint64_t)bins[k].a << 32 | (uint32_t)bins[k].b;
         Rng rng = rng_stream(config.seed, task_key, kind, bin_key), offsets = rng_stream(config.seed, hash_string("index hints"), kind, bin_key);
+        std::vector<int> deck = task.deck ? shuffled_deck(task, config.seed, bin_key) : std::vector<int>();
         for (int i = 0; i < count; i++) {
-            Words prompt = task.sample(task, &rng, bins[k]);
+            Words prompt = !task.deck ? task.sample(task, &rng, bins[k])
+                                      : task.deck->nth(task, bins[k], deck[kind == SPLIT_VALID ? deck.size() - 1 - i : i]);
             if (!format.plain()) prompt = written_addition(prompt, format, &offsets);
             add_example(&split, task, vocab, config, prompt, &bins[k].length);
         }

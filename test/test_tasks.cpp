@@ -464,7 +464,7 @@ static void test_same_seed_same_data_other_seed_other_data(void) {
 // A split depends only on its own size and lengths: resizing train or moving --train-max's
 // neighbour settings leaves the other splits' examples where they were.
 static void test_splits_do_not_change_when_another_split_is_resized(void) {
-    for (const char* name : {"copy_cmc", "addition", "pcfg"}) {
+    for (const char* name : {"copy_cmc", "copy_rdc", "addition", "pcfg"}) {
         const Task& task = find_task(name);
         Vocab v = make_vocab(task);
         DataConfig a = small_config(), b = small_config();
@@ -488,6 +488,33 @@ static void test_no_test_prompt_appears_in_train(void) {
         std::set<std::vector<int>> train = prompt_set(d.splits[SPLIT_TRAIN]);
         for (const std::vector<int>& p : prompt_set(d.splits[SPLIT_TEST])) TEST_ASSERT_MESSAGE(!train.count(p), task.name);
     }
+}
+
+// copy_rdc has 6,006 prompts of each length (78 x 77 ordered pairs): filled to the brim, train
+// and valid hold every one of them once between them, as the paper's split did
+static void test_copy_rdc_deals_each_prompt_of_a_length_once(void) {
+    const Task& task = find_task("copy_rdc");
+    Vocab v = make_vocab(task);
+    DataConfig c = small_config();
+    c.train_max = 3;  // two lengths, so 2 x 6,006 prompts
+    c.train_size = 2 * 6000;
+    c.valid_size = 2 * 6;
+    Split train = make_split(task, v, c, SPLIT_TRAIN), valid = make_split(task, v, c, SPLIT_VALID);
+    std::set<std::vector<int>> both = prompt_set(train), valid_prompts = prompt_set(valid);
+    TEST_ASSERT_EQUAL_INT(train.size(), both.size());  // no prompt twice in train
+    TEST_ASSERT_EQUAL_INT(valid.size(), valid_prompts.size());
+    both.insert(valid_prompts.begin(), valid_prompts.end());
+    TEST_ASSERT_EQUAL_INT(2 * 6006, both.size());  // nor in both splits
+    // the test lengths are dealt too: 1,200 prompts over 37 lengths, none twice
+    Split test = make_split(task, v, c, SPLIT_TEST);
+    TEST_ASSERT_EQUAL_INT(test.size(), prompt_set(test).size());
+
+    c.valid_size = 2 * 6 + 1;  // one more than length 2's deck has left
+    TEST_ASSERT_THROWS_WITH(length_split(task, c), "copy_rdc has 6006 distinct prompts of each length, which train and valid share: "
+                                                   "--train-size 12000 and --valid-size 13 over 2 lengths ask for 6007 of one length");
+    c = small_config();
+    c.test_size = 20 * 6006 + 1;
+    TEST_ASSERT_THROWS_WITH(length_split(task, c), "--test-size 120121 over 20 lengths asks for 6007 of one length");
 }
 
 static void test_vocabularies_start_with_pad_and_eos_and_have_no_duplicates(void) {
@@ -1206,6 +1233,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_same_seed_same_data_other_seed_other_data);
     RUN_TEST(test_splits_do_not_change_when_another_split_is_resized);
     RUN_TEST(test_no_test_prompt_appears_in_train);
+    RUN_TEST(test_copy_rdc_deals_each_prompt_of_a_length_once);
     RUN_TEST(test_vocabularies_start_with_pad_and_eos_and_have_no_duplicates);
     RUN_TEST(test_formats_match_the_paper_examples);
     RUN_TEST(test_addition_carries_through_long_operands);
