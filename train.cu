@@ -836,16 +836,34 @@ static void fetch_finite_params(Run* r) {
              last_state(*r).c_str());
 }
 
-// After a validation that scored `accuracy`: keeps the best checkpoint (ties keep the earlier
-// one, as the paper's trainer did) and saves the state to resume from.
+static void save_best(Run* r) {
+    save_checkpoint(r->dir + "/model.bin", r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
+}
+
+// After a validation that scored `accuracy`: saves the state to resume from, then keeps the best
+// checkpoint (ties keep the earlier one, as the paper's trainer did). In that order: a run
+// killed between the two resumes from a state that is the new best, and writes model.bin from
+// it (restore_best); the other order would leave a model.bin from a step the resumed run has
+// not reached, which on another device it may never reach with that accuracy.
 static void save_checkpoints(Run* r, double accuracy) {
     fetch_finite_params(r);
-    if (accuracy > r->progress.best_accuracy) {
+    bool best = accuracy > r->progress.best_accuracy;
+    if (best) {
         r->progress.best_accuracy = accuracy;
         r->progress.best_step = r->progress.step;
-        save_checkpoint(r->dir + "/model.bin", r->model, run_header(r->model, CKPT_MODEL, r->config, r->progress));
     }
     save_state(r);
+    if (best) save_best(r);
+}
+
+// On resume, with the state's parameters loaded: a state that is its run's best checkpoint
+// (best step = its step) but whose model.bin is older or missing was saved by a run killed
+// before it wrote model.bin (save_checkpoints): it is written now.
+static void restore_best(Run* r) {
+    if (r->progress.best_step != r->progress.step) return;
+    std::string path = r->dir + "/model.bin";
+    if (access(path.c_str(), F_OK) == 0 && read_checkpoint_header(path)[R_STEP] == r->progress.step) return;
+    save_best(r);
 }
 
 // --keep-every's snapshot of a step, named by it (zero-padded, so that a listing is in step order)
@@ -1239,6 +1257,7 @@ static void prepare_run(Run* r) {
     remove_stale_temporaries(r->dir);
     if (!c->resume.empty()) {
         load_checkpoint(c->resume + "/state.bin", state, &r->model);
+        restore_best(r);
         host_to_device(r);
     }
     write_run_file(r->dir + "/config.json", config_json(*r));

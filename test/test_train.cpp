@@ -706,6 +706,31 @@ static void test_resume_continues_bit_exactly(void) {
     check_resume_continues_bit_exactly(0, false, 0, "bf16");
 }
 
+// A run killed after it saved a validation's state but before it wrote that best model.bin
+// (here: the write fails, a directory standing where model.bin goes) resumes with model.bin
+// written from the state, which is that best checkpoint; written first, model.bin would be a
+// step the resumed run had not reached, with no state.bin at all at the first validation
+static void test_a_run_killed_between_state_and_model_bin_resumes_with_its_best(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 12);
+    Run r(&c);
+    prepare_quietly(&r);
+    TEST_ASSERT_EQUAL_INT(0, mkdir((dir + "/model.bin").c_str(), 0755) + mkdir((dir + "/model.bin/x").c_str(), 0755));
+    TEST_ASSERT_THROWS_WITH(train_quietly(&r, INT_MAX), "can not write " + dir + "/model.bin");
+    TEST_ASSERT_EQUAL_INT(0, rmdir((dir + "/model.bin/x").c_str()) + rmdir((dir + "/model.bin").c_str()));
+    TEST_ASSERT_EQUAL_INT(4, read_checkpoint_header(dir + "/state.bin")[R_BEST_STEP]);  // the first validation's
+
+    RunConfig resumed;
+    resumed.resume = dir;
+    Run b(&resumed);
+    prepare_quietly(&b);
+    Header best = read_checkpoint_header(dir + "/model.bin");
+    TEST_ASSERT_EQUAL_INT(4, best[R_STEP]);
+    Model from_state = b.model;
+    load_checkpoint(dir + "/model.bin", best, &b.model);
+    TEST_ASSERT_MESSAGE(from_state.params == b.model.params, "model.bin is not the state's parameters");
+}
+
 // a run is bf16 throughout or not at all: a resume that would switch is refused, either way, and
 // so is one whose config.json, which says, is cut short or gone
 static void test_a_resume_keeps_the_run_in_or_out_of_bf16(void) {
@@ -1143,6 +1168,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_failed_write_names_the_file_and_the_reason);
     RUN_TEST(test_loading_into_a_different_model_is_refused);
     RUN_TEST(test_resume_continues_bit_exactly);
+    RUN_TEST(test_a_run_killed_between_state_and_model_bin_resumes_with_its_best);
     RUN_TEST(test_a_resume_keeps_the_run_in_or_out_of_bf16);
     RUN_TEST(test_a_nonfinite_step_changes_nothing_and_stops_the_run);
     RUN_TEST(test_a_nonfinite_parameter_is_never_saved);
