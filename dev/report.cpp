@@ -78,8 +78,8 @@
    - How sure the ranking is, under the MRR table ("How sure"): the ranked columns drawn again
      10,000 times with replacement, each task's seeds alone and then the tasks too, with the
      central 90% of each method's MRR over the draws and the share of draws it leads
-     (redraw_columns); the summary prints those shares over all the columns. The draws are
-     seeded, so a sweep always gives the same report.
+     (redraw_columns), by the listed order and with ties shared; the summary prints those
+     shares over all the columns. The draws are seeded, so a sweep always gives the same report.
    - Each task table also gives in how many of its ranked columns each method ranks first (the
      MRR's rule, tie-break included), and the OOD per-token accuracy (teacher-forced, as the
      Chomsky-hierarchy papers report it; results.json's "test_tokens"), "-" for runs from
@@ -667,13 +667,14 @@ struct Redrawn {
     std::vector<double> first;   // by ranked method: the share of draws in which its MRR is highest
 };
 
-// The MRR of each method over the complete columns drawn again (tasks too where redraw_tasks).
-// A draw that ties methods for first shares that draw among them: MRRs are compared within
-// 1e-9, since equal sums of 1/rank taken in another order can differ in their last bit.
-inline Redrawn redraw_columns(const std::vector<Column>& columns, size_t methods, bool redraw_tasks) {
+// The MRR of each method over the complete columns drawn again (tasks too where redraw_tasks),
+// ties in a column ranked as `ties` says. A draw that ties methods for first MRR shares that
+// draw among them: MRRs are compared within 1e-9, since equal sums of 1/rank taken in another
+// order can differ in their last bit.
+inline Redrawn redraw_columns(const std::vector<Column>& columns, size_t methods, bool redraw_tasks, Ties ties = TIES_LISTED) {
     std::map<std::string, std::vector<std::vector<double>>> by_task;  // task [label] -> its columns' reciprocal ranks
     for (const Column& c : columns)
-        if (complete(c)) by_task[group_name(c.task, c.label)].push_back(reciprocal_ranks(c.ood));
+        if (complete(c)) by_task[group_name(c.task, c.label)].push_back(reciprocal_ranks(c.ood, ties));
     std::vector<const std::vector<std::vector<double>>*> tasks;
     for (const auto& kv : by_task) tasks.push_back(&kv.second);
     Redrawn r;
@@ -912,10 +913,11 @@ static int count_tasks(const std::vector<Column>& columns) {
 }
 
 // a scope's rows of the redrawn table: one per method, best MRR first
-static std::string redrawn_rows(const std::string& scope, const std::vector<Column>& columns, const std::vector<Method>& ranked) {
-    Mrr m = mean_reciprocal_rank(columns, ranked);
-    Redrawn seeds = redraw_columns(columns, ranked.size(), false), tasks = redraw_columns(columns, ranked.size(), true);
-    std::string md, name = format_text("%s (%d columns, %d tasks)", scope.c_str(), m.columns, count_tasks(columns));
+static std::string redrawn_rows(const std::string& scope, const std::vector<Column>& columns, const std::vector<Method>& ranked, Ties ties) {
+    Mrr m = mean_reciprocal_rank(columns, ranked, ties);
+    Redrawn seeds = redraw_columns(columns, ranked.size(), false, ties), tasks = redraw_columns(columns, ranked.size(), true, ties);
+    std::string md, name = format_text("%s (%d columns, %d tasks)%s", scope.c_str(), m.columns, count_tasks(columns),
+                                            ties == TIES_SHARED ? ", ties shared" : "");
     for (size_t k : best_first(m.of_method)) {
         md += format_text("| %s | %s | %.3f | %.3f-%.3f | %.2f | %.3f-%.3f | %.2f |\n", name.c_str(), ranked[k].name().c_str(), m.of_method[k],
                           seeds.lo[k], seeds.hi[k], seeds.first[k], tasks.lo[k], tasks.hi[k], tasks.first[k]);
@@ -933,15 +935,17 @@ static std::string redrawn_section(const std::vector<Column>& columns, const std
                       "columns of every task, and of the tasks some PE learned, are drawn again %d times with replacement: first each task's seeds, the tasks kept (training's "
                       "noise alone), then the tasks and each drawn task's seeds (which tasks a benchmark holds is a draw too). The "
                       "table gives the central 90%% of a method's MRRs over the draws and the share of draws in which its MRR is the "
-                      "highest (a tie for first shared). Drawing again from n seeds narrows the spread of their mean by "
+                      "highest (a tie for first shared), by the listed order's MRR and then with its ties shared. Drawing again from n seeds narrows the spread of their mean by "
                       "sqrt((n - 1) / n), 0.82 for three, so the true intervals are if anything wider.\n\n",
                       REDRAWS);
     md += "| scope | method | MRR | seeds drawn again: 90% of draws | first in | tasks and seeds drawn again: 90% of draws | first in |\n"
           "|---|---|---|---|---|---|---|\n";
-    md += redrawn_rows("**all**", columns, ranked);
     std::vector<Column> learned_columns = columns_of_learned(columns, unlearned);
-    if (!unlearned.empty() && mean_reciprocal_rank(learned_columns, ranked).columns >= 2)
-        md += redrawn_rows("the tasks some PE learned", learned_columns, ranked);
+    bool learned = !unlearned.empty() && mean_reciprocal_rank(learned_columns, ranked).columns >= 2;
+    for (Ties ties : {TIES_LISTED, TIES_SHARED}) {
+        md += redrawn_rows("**all**", columns, ranked, ties);
+        if (learned) md += redrawn_rows("the tasks some PE learned", learned_columns, ranked, ties);
+    }
     return md + "\n";
 }
 
@@ -1060,12 +1064,14 @@ static std::string write_report(const std::string& sweep_dir) {
                                       sweep_dir.c_str(), (int)s.runs.size(), finished, (int)s.runs.size() - finished, all.columns,
                                       all.dropped);
     summary += format_text("wrote %s/report.md, mrr.svg and %d task plots\n", sweep_dir.c_str(), (int)groups.size());
-    if (all.columns >= 2) {
-        Redrawn redrawn = redraw_columns(columns, ranked.size(), true);
+    for (Ties ties : {TIES_LISTED, TIES_SHARED}) {
+        if (all.columns < 2) break;
+        Redrawn redrawn = redraw_columns(columns, ranked.size(), true, ties);
         std::string line;
         for (size_t k : best_first(redrawn.first))
             line += format_text("%s%s %.2f", line.empty() ? "" : "  ", ranked[k].name().c_str(), redrawn.first[k]);
-        summary += format_text("first by MRR in %d draws of the tasks and their seeds (report.md, \"How sure\"): %s\n", REDRAWS, line.c_str());
+        summary += format_text("first by MRR%s in %d draws of the tasks and their seeds (report.md, \"How sure\"): %s\n",
+                               ties == TIES_SHARED ? ", ties shared," : "", REDRAWS, line.c_str());
     }
     // the MRR without the all-tied columns, over the tasks some PE learned, then the paper's MRR as the last line
     if (all.all_tied == 0)

@@ -281,6 +281,20 @@ static void test_seeds_are_drawn_again_within_their_task_and_a_task_keeps_its_co
     TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0, redraw_columns(uneven, 2, false).first[0]);  // tasks kept: always 7/8
 }
 
+static void test_ties_shared_draws_share_a_tied_first_place(void) {
+    // one task, one seed, A and B tied: the listed order puts A first in every draw (MRR 1
+    // against 1/2); shared, each has 3/4 in every draw and the draws' first place is halved
+    std::vector<Column> tied = {column("a", 1, {0.0, 0.0})};
+    Redrawn listed = redraw_columns(tied, 2, false), shared = redraw_columns(tied, 2, false, TIES_SHARED);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 1.0, listed.first[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, listed.lo[1]);
+    for (int k = 0; k < 2; k++) {
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, shared.first[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, shared.lo[k]);
+        TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, shared.hi[k]);
+    }
+}
+
 static void test_families_group_task_variants_by_the_name_before_the_underscore(void) {
     TEST_ASSERT_EQUAL_STRING("copy", family_of("copy"));
     TEST_ASSERT_EQUAL_STRING("copy", family_of("copy_rdc"));
@@ -432,6 +446,11 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
     TEST_ASSERT_MESSAGE(md.find("### How sure: the columns drawn again") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| **all** (3 columns, 2 tasks) | nope | 0.750 | 0.750-0.750 | 1.00 |") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("|  | rope | 0.233 | 0.233-0.233 | 0.00 |") != std::string::npos, md.c_str());
+    // no ties in these columns: the shared rule's draws are the listed order's
+    TEST_ASSERT_MESSAGE(md.find("| **all** (3 columns, 2 tasks), ties shared | nope | 0.750 | 0.750-0.750 | 1.00 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(summary.find("first by MRR, ties shared, in 10000 draws of the tasks and their seeds (report.md, \"How sure\"): nope ") !=
+                            std::string::npos,
+                        summary.c_str());
     TEST_ASSERT_MESSAGE(summary.find("first by MRR in 10000 draws of the tasks and their seeds (report.md, \"How sure\"): nope ") !=
                             std::string::npos,
                         summary.c_str());
@@ -577,7 +596,7 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
                                 "| **all**, only the task some PE learned (2 columns), ties shared | 0.250 | 0.200 | 0.333 | 0.500 | 1.000 | 2 | 0 |\n") !=
                             std::string::npos,
                         md.c_str());
-    TEST_ASSERT_EQUAL_INT(6, count_of(md, "some PE learned"));  // the section's sentence, the rows above, the first one's shared twin, "How sure"'s text and scope
+    TEST_ASSERT_EQUAL_INT(7, count_of(md, "some PE learned"));  // the section's sentence, the rows above, the first one's shared twin, "How sure"'s text and two scopes
     TEST_ASSERT_EQUAL_INT(0, count_of(md, "all-tied column"));          // no all-tied row
     TEST_ASSERT_EQUAL_INT(1, count_of(md, "No PE learned this task"));  // the note and the row follow one rule
     const std::string tail = "all-tied columns: none of 4\n"
@@ -965,6 +984,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_drawing_again_the_one_seed_of_each_task_moves_nothing);
     RUN_TEST(test_two_tasks_that_disagree_share_first_place_by_the_law_of_the_draw);
     RUN_TEST(test_seeds_are_drawn_again_within_their_task_and_a_task_keeps_its_count);
+    RUN_TEST(test_ties_shared_draws_share_a_tied_first_place);
     RUN_TEST(test_families_group_task_variants_by_the_name_before_the_underscore);
     RUN_TEST(test_settings_are_labelled_by_the_fewest_fields_that_tell_them_apart);
     RUN_TEST(test_fields_that_differ_only_between_tasks_label_nothing);
