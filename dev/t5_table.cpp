@@ -5,11 +5,12 @@
    make dev/t5_table && ./dev/t5_table runs/copy-t5-tiny-s256788/model.bin [more checkpoints]
 
  For each checkpoint (of a --pe t5 run; with --pe-per-layer, each layer's table in turn): one
- row per bucket with the distances i - j it covers, up to the longest test sequence; whether
- training reached all of them, part of them or none (the run's longest training example has T
- tokens, so distances 0..T-1: its own lengths, which the checkpoint holds; with
- --random-positions L, 0..L-1); and the learned bias
- of every head. The buckets only the longest training sequences reach (at their lower end, or
+ row per bucket with the distances i - j it covers, up to the longest a test query that predicts
+ sees; whether training reached all of them, part of them or none; and the learned bias of every
+ head. Training reaches a distance when a loss reads it: the run's longest training example has
+ T tokens (its own lengths, which the checkpoint holds), and the query at its last token, <eos>,
+ predicts nothing, so distances 0..T-2 (with --random-positions L, 0..L-2; test_analysis checks
+ that the bias of T-1 gets no gradient). The buckets only the longest training sequences reach (at their lower end, or
  wholly) can learn a marker of those lengths, which a longer sequence meets too early; a bucket
  training never reached keeps its init. dev/t5_clamp.sh edits both kinds and evaluates the
  result: on copy the first kind fails T5 and the second does not (docs/reproduction-cpu.md,
@@ -51,9 +52,10 @@ static void print_table(const std::string& path) {
     const ModelConfig& c = r.model.config;
     if (c.pe != PE_T5) fail("%s is a --pe %s checkpoint, not --pe t5", path.c_str(), PE_NAMES[c.pe]);
     int longest_train = train_split(r).max_example_len(), longest_test = test_split(r).max_example_len();
-    // with --random-positions L, training draws positions from 0..L-1: its distances reach L-1
-    int trained = config.random_positions > 0 ? config.random_positions - 1 : longest_train - 1;
-    std::vector<BucketRow> rows = bucket_rows(longest_test - 1, trained);
+    // the farthest a predicting query (not <eos>) looks; with --random-positions L, training
+    // draws positions from 0..L-1, and its predicting queries sit at L-2 at most
+    int trained = config.random_positions > 0 ? config.random_positions - 2 : longest_train - 2;
+    std::vector<BucketRow> rows = bucket_rows(longest_test - 2, trained);
 
     printf("%s: %s, %d heads; training sequences up to %d tokens (distances 0-%d%s), test up to %d\n", path.c_str(),
            config.task.c_str(), c.NH, longest_train, trained, config.random_positions > 0 ? ", positions drawn" : "", longest_test);

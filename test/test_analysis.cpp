@@ -964,10 +964,10 @@ static void test_place_patch_counts_the_examples_it_compares(void) {
     }
 }
 
-// dev/t5_table: the buckets of distances 0..49 when training reached 0..42 (copy's default
-// lengths): T5's exact buckets, then bucket 23 (40-45) partly reached, bucket 24 cut at 49
+// dev/t5_table: the buckets of distances 0..49 when training reached 0..41 (copy's default
+// lengths: 43 tokens): T5's exact buckets, then bucket 23 (40-45) partly reached, 24 cut at 49
 static void test_t5_table_says_which_buckets_training_reached(void) {
-    std::vector<BucketRow> rows = bucket_rows(49, 42);
+    std::vector<BucketRow> rows = bucket_rows(49, 41);
     TEST_ASSERT_EQUAL_INT(25, rows.size());
     for (int b = 0; b < 16; b++) {
         TEST_ASSERT_EQUAL_INT(b, rows[b].lo);
@@ -982,6 +982,39 @@ static void test_t5_table_says_which_buckets_training_reached(void) {
         TEST_ASSERT_EQUAL_INT(e[2], row.hi);
         TEST_ASSERT_EQUAL_INT(e[3], row.reach);
     }
+}
+
+// t5_table's premise: fill_batch gives the last token, <eos>, no target, and causal attention
+// carries nothing from it to an earlier query, so in a batch of T-token examples the bias of
+// distance T-1 (seen only by <eos>'s query) gets no gradient, and T-2's does
+static void test_no_gradient_reaches_the_distance_only_eos_looks_at(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    RunConfig config;
+    Run r(&config);
+    {
+        Silence quiet;
+        load_run(&r, tiny_trained_model(dir, "t5"));
+    }
+    const Split& train = train_split(r);
+    int T = train.max_example_len();
+    TEST_ASSERT_TRUE(T - 1 < 16);  // T5's exact buckets: distance d in bucket d
+    std::vector<int> longest;
+    for (int i = 0; i < train.size() && (int)longest.size() < r.model.max_B; i++)
+        if (train.example_len(i) == T) longest.push_back(i);
+    Batch batch;
+    fill_batch(&batch, train, longest);
+    std::fill(r.model.grads.begin(), r.model.grads.end(), 0.0f);
+    model_forward(&r.model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, NO_DROPOUT);
+    model_backward(&r.model, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, NO_DROPOUT);
+    const real* table = r.model.grad(P_PE_TABLE);  // (buckets, NH)
+    double seen_by_eos_only = 0, last_predicting = 0;
+    for (int h = 0; h < r.model.config.NH; h++) {
+        seen_by_eos_only += std::fabs(table[(T - 1) * r.model.config.NH + h]);
+        last_predicting += std::fabs(table[(T - 2) * r.model.config.NH + h]);
+    }
+    TEST_ASSERT_TRUE(seen_by_eos_only == 0.0);  // exactly: no term of any loss reads it
+    TEST_ASSERT_TRUE(last_predicting > 1e-6);
 }
 
 // a run trained on lengths of its own (copy_cmc 2-5, test 6-8, not the task's defaults) is
@@ -1002,9 +1035,9 @@ static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
         text = out.text();
     }
     char line[128];
-    snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-%d), test up to %d\n", train_len, train_len - 1, test_len);
+    snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-%d), test up to %d\n", train_len, train_len - 2, test_len);
     TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
-    TEST_ASSERT_EQUAL_INT(t5_bucket(test_len - 1) + 1, std::count(text.begin(), text.end(), '|') - 1);  // a row per bucket, and the heading
+    TEST_ASSERT_EQUAL_INT(t5_bucket(test_len - 2) + 1, std::count(text.begin(), text.end(), '|') - 1);  // a row per bucket, and the heading
     TEST_ASSERT_MESSAGE(text.find(" never |") != std::string::npos, text.c_str());  // test lengths past training's
 
     // positions drawn from 0..63 in training: every distance of the test lengths was trained
@@ -1014,7 +1047,7 @@ static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
         print_table(drawn);
         text = out.text();
     }
-    snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-63, positions drawn), test up to %d\n", train_len, test_len);
+    snprintf(line, sizeof line, "training sequences up to %d tokens (distances 0-62, positions drawn), test up to %d\n", train_len, test_len);
     TEST_ASSERT_MESSAGE(text.find(line) != std::string::npos, text.c_str());
     TEST_ASSERT_MESSAGE(text.find(" never |") == std::string::npos && text.find(" partly |") == std::string::npos, text.c_str());
     std::string alibi = tiny_trained_model(dir + "/alibi", "alibi");
@@ -1049,6 +1082,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_head_ablate_silences_the_heads_named_and_no_other);
     RUN_TEST(test_head_ablate_zero_query_spreads_a_rope_heads_attention_evenly);
     RUN_TEST(test_t5_table_says_which_buckets_training_reached);
+    RUN_TEST(test_no_gradient_reaches_the_distance_only_eos_looks_at);
     RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
     RUN_TEST(test_place_patch_edits_keep_their_identities);
     RUN_TEST(test_place_patch_counts_the_examples_it_compares);
