@@ -269,22 +269,28 @@ inline std::map<int, double> attention_distance(const AttentionDump& a, const At
 // ----------------------------------------------------------------------------
 // §6.1: where the heads look
 
-// For every query t in the output region (the target's tokens and <eos>: t >= prompt_len) of
-// the examples longer than min_length, in every layer and head: the key k* with the largest
-// probability (the key with the largest score, PE bias included: softmax keeps the order) and
-// its normalised distance (t - k*) / (t + 1), counted in `bins` bins of equal width over [0, 1].
-inline std::vector<long> attended_distance_histogram(const AttentionDump& d, int min_length, int bins) {
-    std::vector<long> histogram(bins, 0);
+// For every query t in the output region (the target's tokens and <eos>: t >= prompt_len, as
+// the paper's §6.1 took the output's positions) of the examples longer than min_length, in
+// every layer and head: the key k* with the largest probability (the key with the largest
+// score, PE bias included: softmax keeps the order) and its normalised distance
+// (t - k*) / (t + 1), counted in `bins` bins of equal width over [0, 1]. Keys tied for the
+// largest probability share their query's count equally: ties are exact wherever scores
+// depend on tokens alone (NoPE's first layer over a word the prompt repeats), and an argmax
+// would hand each to the farthest key.
+inline std::vector<double> attended_distance_histogram(const AttentionDump& d, int min_length, int bins) {
+    std::vector<double> histogram(bins, 0.0);
     for (const AttentionExample& e : d.examples) {
         if (e.length <= min_length) continue;
         for (int t = e.prompt_len; t < e.T; t++)
             for (int l = 0; l < d.L; l++)
                 for (int h = 0; h < d.NH; h++) {
                     const float* row = e.row(d.NH, l, h, t);
-                    int best = (int)(std::max_element(row, row + t + 1) - row);
-                    // bin floor((t - best) / (t + 1) * bins) in integers: in floating point a distance
-                    // on a bin's lower edge (0.29 at t = 99) could round into the bin below
-                    histogram[std::min(bins - 1, (int)((long long)(t - best) * bins / (t + 1)))]++;
+                    float largest = *std::max_element(row, row + t + 1);
+                    long tied = std::count(row, row + t + 1, largest);
+                    for (int k = 0; k <= t; k++)
+                        // bin floor((t - k) / (t + 1) * bins) in integers: in floating point a distance
+                        // on a bin's lower edge (0.29 at t = 99) could round into the bin below
+                        if (row[k] == largest) histogram[std::min(bins - 1, (int)((long long)(t - k) * bins / (t + 1)))] += 1.0 / tied;
                 }
     }
     return histogram;

@@ -11,7 +11,8 @@
 
    dev/attention histogram --out DIR LABEL=DUMP.bin [...] [--min-length N] [--bins N]
        §6.1: where each head's strongest key lies, (t - k*) / (t + 1), over the answer's
-       positions of examples longer than N (default 8), in bins of 1/bins (default 20: 0.05).
+       positions of examples longer than N (default 8), in bins of 1/bins (default 20: 0.05);
+       keys tied for the strongest share the query's count.
        Writes DIR/histogram.tsv (the fraction of (query, layer, head) in each bin) and
        DIR/histogram.svg.
 
@@ -255,12 +256,12 @@ static void histogram_command(const AttentionArgs& a) {
     std::vector<std::vector<double>> fractions;
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);
-        std::vector<long> counts = attended_distance_histogram(l.dump, a.min_length, a.bins);
-        long total = 0;
-        for (long n : counts) total += n;
+        std::vector<double> counts = attended_distance_histogram(l.dump, a.min_length, a.bins);
+        double total = 0;
+        for (double n : counts) total += n;
         if (total == 0) fail("%s has no example longer than %d", input.c_str(), a.min_length);
         std::vector<double> f;
-        for (long n : counts) f.push_back((double)n / total);
+        for (double n : counts) f.push_back(n / total);
         labels.push_back(l.label), fractions.push_back(f);
     }
     std::string tsv = "from\tto";

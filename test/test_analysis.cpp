@@ -99,8 +99,8 @@ static void test_attended_distance_histogram_of_known_patterns(void) {
     AttentionDump d;
     d.L = 1, d.NH = 1;
     d.examples.push_back(one_hot_example(8, 1, 1, 4, 9, to_previous));
-    std::vector<long> h = attended_distance_histogram(d, 8, 20);
-    std::vector<long> expected(20, 0);
+    std::vector<double> h = attended_distance_histogram(d, 8, 20);
+    std::vector<double> expected(20, 0);
     expected[4] = 1, expected[3] = 1, expected[2] = 2;
     TEST_ASSERT_MESSAGE(h == expected, "previous-token histogram");
     d.examples[0] = one_hot_example(8, 1, 1, 4, 9, to_self);
@@ -109,9 +109,15 @@ static void test_attended_distance_histogram_of_known_patterns(void) {
     // a distance on a bin's lower edge is in that bin: query 99 looking 29 back, 29 / 100, at
     // 100 bins is in bin 29 (0.29 * 100 in doubles is 28.999...)
     d.examples[0] = one_hot_example(100, 1, 1, 99, 200, [](int t) { return t == 99 ? 70 : t; });
-    std::vector<long> edge = attended_distance_histogram(d, 8, 100);
+    std::vector<double> edge = attended_distance_histogram(d, 8, 100);
     TEST_ASSERT_EQUAL_INT(1, edge[29]);
     TEST_ASSERT_EQUAL_INT(0, edge[28]);
+    // keys tied for the largest probability share the query: query 4 of a 5-token example
+    // spreading evenly over keys 0..4 puts 1/5 at each distance 0, 1/5, .., 4/5 (bins 0, 4, .., 16)
+    d.examples[0] = one_hot_example(5, 1, 1, 4, 9, to_self);
+    std::fill(d.examples[0].probs.begin() + 4 * 5, d.examples[0].probs.end(), 0.2f);
+    std::vector<double> shared = attended_distance_histogram(d, 8, 20);
+    for (int b = 0; b < 20; b++) TEST_ASSERT_DOUBLE_WITHIN(1e-12, b % 4 == 0 ? 0.2 : 0.0, shared[b]);
 }
 
 static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
