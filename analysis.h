@@ -399,8 +399,9 @@ inline AttentionSpan attention_span(const AttentionDump& d, const std::vector<Le
 
 // Layer 0's queries and keys are functions of their tokens alone where the PE adds nothing to the
 // embeddings (every PE but ape, ape_learned and Abacus), and its bias or rotation a function of
-// the distance t - k alone (every PE but CoPE, whose positions count gates, and FIRE, whose
-// distances are scaled by the query's position). Then within one row p_k = exp(s_k) / Z, and
+// the distance t - k alone (every PE but CoPE, whose positions count gates, and FIRE past its
+// threshold L, whose distances are then scaled by the query's position; and no model under
+// --position-coupling or dumped with --eval-positions drawn, whose positions are not the tokens'). Then within one row p_k = exp(s_k) / Z, and
 //     log p_k - log p_t = s(word_k, t - k) - s(word_t, 0):
 // the score a key of that word gets at that distance, PE bias included, up to a constant that
 // is the query word's own: exact, and read from the probabilities alone. Taken from the query
@@ -619,6 +620,10 @@ inline PositionProbe position_probe(const AttentionDump& d, int state, int fit_s
         else if (e.split == DUMP_VALID || e.split == DUMP_TEST) read.push_back(&e);
     }
     if (rows.size() < 2) fail("the probe needs %s examples to fit: the dump has %d", fit_split == DUMP_VALID ? "valid" : "test", seen);
+    // fewer equations than unknowns: least squares would fit any positions exactly, and its
+    // errors on the rest would read as a finding
+    if ((int)rows.size() <= d.C)
+        fail("the probe fits %d weights to %zu prompt tokens: too few (a larger --dump-per-length)", d.C, rows.size());
     probe.fit = least_squares(rows, positions, d.C);
     probe.fitted = (long)rows.size();
     for (const AttentionExample* e : read)

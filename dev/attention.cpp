@@ -164,7 +164,16 @@ static KeyMeasure keys_option(const std::string& name) {
     fail("--keys takes distance or position, not '%s'", name.c_str());
 }
 
-static AttentionArgs parse_attention_args(int argc, char** argv) {
+// A command and the options it reads besides --out: it refuses the others, which it would ignore
+struct AttentionCommand {
+    const char* name;
+    std::vector<std::string> options;
+    void (*run)(const AttentionArgs& a);
+};
+
+static AttentionArgs parse_attention_args(int argc, char** argv, const AttentionCommand& command) {
+    static const std::vector<std::string> every_option = {"--paper-jsd", "--min-length", "--bins", "--split", "--by",
+                                                          "--ranges", "--edges", "--keys", "--length", "--fit"};
     AttentionArgs a;
     for (int i = 2; i < argc; i++) {
         std::string arg = argv[i];
@@ -172,6 +181,12 @@ static AttentionArgs parse_attention_args(int argc, char** argv) {
             if (i + 1 >= argc) fail("%s needs a value", arg.c_str());
             return argv[++i];
         };
+        auto among = [&](const std::vector<std::string>& options) { return std::find(options.begin(), options.end(), arg) != options.end(); };
+        if (among(every_option) && !among(command.options)) {
+            std::string own;
+            for (const std::string& o : command.options) own += " " + o;
+            fail("%s does not apply to %s (its options: --out%s)", arg.c_str(), command.name, own.c_str());
+        }
         if (arg == "--out") a.out = value();
         else if (arg == "--paper-jsd") a.paper_jsd = true;
         else if (arg == "--min-length") a.min_length = count_option(arg, value());
@@ -281,7 +296,7 @@ static void histogram_command(const AttentionArgs& a) {
     plot.y_grid();
     for (int k = 0; k <= 10; k += 2)
         plot.add("<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%.1f</text>\n", plot.x(k / 10.0), plot.y(0) + 18, k / 10.0);
-    plot.axis_titles("(t - k*) / (t + 1): 0 = the query itself, 1 = the first token", "fraction of (query, layer, head)");
+    plot.axis_titles("(t - k*) / (t + 1): 0 = the query itself, t/(t+1) = the first token", "fraction of (query, layer, head)");
     std::vector<LegendEntry> legend;
     for (size_t k = 0; k < fractions.size(); k++) {
         std::vector<std::pair<double, double>> points;
@@ -395,14 +410,19 @@ static void describe_heads(const Labelled& l, std::string* gates, std::string* c
 static void describe_tables(const Labelled& l, std::string* table) {
     for (int copy = 0; copy < l.dump.table_copies; copy++) {
         std::vector<CopeTableRow> rows = cope_table_rows(l.dump, copy);
-        int last = -1;  // the last row training moved from zero
+        int last = -1, learned = 0;  // the last row training moved from zero, and how many it moved
         for (int m = 0; m < (int)rows.size(); m++) {
             *table += format_text("%s\t%d\t%d\t%.4f\t%.4f\n", l.label.c_str(), copy, m, rows[m].norm, rows[m].cos_previous);
-            if (rows[m].norm > 0) last = m;
+            if (rows[m].norm > 0) last = m, learned++;
         }
         std::string name = l.dump.table_copies == 1 ? "the table" : "layer " + std::to_string(copy) + "'s table";
-        std::string line = format_text("  %s: rows 0-%d learned, %d-%d still zero; cosine with the row before:", name.c_str(), last, last + 1,
-                                       (int)rows.size() - 1);
+        if (last < 0) {
+            printf("  %s: every row still zero\n", name.c_str());
+            continue;
+        }
+        std::string line = format_text("  %s: %d of rows 0-%d learned", name.c_str(), learned, last);
+        if (last + 1 < (int)rows.size()) line += format_text(", %d-%d still zero", last + 1, (int)rows.size() - 1);
+        line += "; cosine with the row before:";
         for (int m = 1; m <= last; m++) line += format_text(" %.2f", rows[m].cos_previous);
         printf("%s\n", line.c_str());
     }
@@ -563,19 +583,21 @@ static const char* const ATTENTION_USAGE =
     "  --split valid|test --by word|index --ranges --edges --keys --length N --fit valid|test (which command reads\n"
     "  which, and what each writes: dev/attention.cpp's header)";
 
+static const AttentionCommand ATTENTION_COMMANDS[] = {
+    {"distance", {"--paper-jsd"}, distance_command},
+    {"histogram", {"--min-length", "--bins"}, histogram_command},
+    {"attends", {"--split", "--by"}, attends_command},
+    {"span", {"--ranges", "--edges", "--keys"}, span_command},
+    {"scores", {"--length", "--edges"}, scores_command},
+    {"positions", {}, positions_command},
+    {"probe", {"--fit", "--edges"}, probe_command},
+};
+
 static void attention_main(int argc, char** argv) {
-    std::string command = argc > 1 ? argv[1] : "";
-    const char* commands[] = {"distance", "histogram", "attends", "span", "scores", "positions", "probe"};
-    if (std::find(std::begin(commands), std::end(commands), command) == std::end(commands))
-        fail("unknown command '%s' (valid: distance histogram attends span scores positions probe; --help says more)", command.c_str());
-    AttentionArgs a = parse_attention_args(argc, argv);
-    if (command == "distance") distance_command(a);
-    else if (command == "histogram") histogram_command(a);
-    else if (command == "attends") attends_command(a);
-    else if (command == "span") span_command(a);
-    else if (command == "scores") scores_command(a);
-    else if (command == "positions") positions_command(a);
-    else probe_command(a);
+    std::string name = argc > 1 ? argv[1] : "";
+    for (const AttentionCommand& command : ATTENTION_COMMANDS)
+        if (name == command.name) return command.run(parse_attention_args(argc, argv, command));
+    fail("unknown command '%s' (valid: distance histogram attends span scores positions probe; --help says more)", name.c_str());
 }
 
 #ifndef TESTING

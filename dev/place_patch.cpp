@@ -216,10 +216,11 @@ static std::vector<float> random_direction(int C) {
     return direction;
 }
 
-// training's longest prompt, the donors' length
-static int donor_length(const Split& valid) {
+// training's longest prompt, the donors' length (from train itself: a small --valid-size can
+// leave valid without training's longest length)
+static int donor_length(const Split& train) {
     int P = 0;
-    for (int i = 0; i < valid.size(); i++) P = std::max(P, valid.prompt_len[i]);
+    for (int i = 0; i < train.size(); i++) P = std::max(P, train.prompt_len[i]);
     return P;
 }
 
@@ -228,7 +229,7 @@ static int donor_length(const Split& valid) {
 static std::vector<PatchCounts> place_patch(Run* r, int n, int words, const std::vector<PatchCounts>& ranges) {
     Model* m = &r->model;
     const Split &valid = valid_split(*r), &test = test_split(*r);
-    const int states = m->config.L + 1, V = m->config.V, P = donor_length(valid);
+    const int states = m->config.L + 1, V = m->config.V, P = donor_length(train_split(*r));
     std::vector<LinearFit> probes = fit_probes(m, valid, n, words);
     std::vector<float> direction = random_direction(m->config.C);
     std::vector<PatchCounts> counts = ranges;

@@ -242,6 +242,9 @@ static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void
                               "wrote " + out + "/attends.tsv\n").c_str(),
                              printed.c_str());
     run_attention({"attends", "--out", out.c_str(), "--by", "index", in.c_str()});
+    // an option another command reads is refused by name, not ignored
+    TEST_ASSERT_THROWS_WITH(run_attention({"attends", "--out", out.c_str(), "--bins", "5", in.c_str()}),
+                            "--bins does not apply to attends (its options: --out --split --by)");
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tindex\tqueries\tword\tmean_attention\nx\t0\t0\t0\t2\tw2\t0.5000\nx\t0\t0\t0\t2\tw5\t0.5000\n"
                              "x\t0\t0\t1\t2\tw2\t0.5000\nx\t0\t0\t1\t2\tw6\t0.5000\nx\t0\t0\t2\t2\tw2\t0.5000\nx\t0\t0\t2\t2\tw7\t0.5000\n",
                              text_of(out + "/attends.tsv").c_str());
@@ -466,6 +469,11 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
     // so however a line reads it, positions 10-19 get one prediction, wrong by 2.5 on average at best
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, position_probe(d, 0, DUMP_TEST).error(DUMP_TEST, 10, 19));
     TEST_ASSERT_TRUE(position_probe(d, 1, DUMP_TEST).error(DUMP_TEST, 10, 19) >= 2.5 - 1e-9);
+    // two fitted prompt tokens for two weights: any positions would fit, so the probe refuses
+    AttentionDump few = d;
+    few.examples.resize(2);  // valid example 0 (4 prompt tokens) and a test one
+    few.examples[0].prompt_len = 2;
+    TEST_ASSERT_THROWS_WITH(position_probe(few, 0), "the probe fits 2 weights to 2 prompt tokens: too few");
     d.C = 0;
     TEST_ASSERT_THROWS_WITH(position_probe(d, 0), "the dump holds no residual stream (it was written before version 3)");
 }
