@@ -53,16 +53,18 @@ train: train.cu $(HEADERS)
 	$(CXX) $(CXXFLAGS) -x c++ -o $@ train.cu
 endif
 
-# the sweep report and the analysis tools: plain C++ on every machine, nvcc or not
-REPORT_HEADERS = common.h pe.h report.h
+# the sweep report and the analysis tools: plain C++ on every machine, nvcc or not; each
+# includes dev/tool.h (how a tool is called), and so does every program that includes one of them
+TOOL_HEADERS = dev/tool.h
+REPORT_HEADERS = common.h pe.h report.h $(TOOL_HEADERS)
 dev/report: dev/report.cpp $(REPORT_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
-dev/attention: dev/attention.cpp common.h report.h analysis.h
+dev/attention: dev/attention.cpp common.h report.h analysis.h $(TOOL_HEADERS)
 	$(CXX) $(CXXFLAGS) -I. -o $@ $<
 
 # these include train.cu without its main, whose entry point run() they do not call
-dev/t5_table dev/table_extend dev/place_patch dev/head_ablate: dev/%: dev/%.cpp train.cu $(HEADERS)
+dev/t5_table dev/table_extend dev/place_patch dev/head_ablate: dev/%: dev/%.cpp train.cu $(HEADERS) $(TOOL_HEADERS)
 	$(CXX) $(CXXFLAGS) -Wno-unused-function -I. -o $@ $<
 
 # The test programs are compiled at -O1 where the flags ask for -O3: at -O3 most of them took
@@ -81,10 +83,10 @@ test/%: test/%.cpp test/unity.h $(HEADERS) train.cu
 # the tests of the dev/ scripts, run from a shell as a user runs them
 test/test_sweep test/test_tools: test/shell.h
 
-test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/table_extend.cpp dev/t5_table.cpp dev/place_patch.cpp dev/head_ablate.cpp test/unity.h $(HEADERS) train.cu
+test/test_analysis: test/test_analysis.cpp dev/attention.cpp dev/table_extend.cpp dev/t5_table.cpp dev/place_patch.cpp dev/head_ablate.cpp test/unity.h $(HEADERS) $(TOOL_HEADERS) train.cu
 	$(CXX) $(TEST_CXXFLAGS) -I. -o $@ $<
 
-test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) train.cu dev/attention.cpp dev/report.cpp
+test/test_fuzz_corpus: test/test_fuzz_corpus.cpp test/fuzz/targets.h test/unity.h $(HEADERS) $(TOOL_HEADERS) train.cu dev/attention.cpp dev/report.cpp
 	$(CXX) $(TEST_CXXFLAGS) -I. -o $@ $<
 
 # test_report includes dev/report.cpp the same way
@@ -112,7 +114,7 @@ $(TEST_RUNS): run/%: % train $(DEV_TOOLS)
 # the test that caused it), in a copy of the sources under build/sanitize so the normal binaries
 # stay as they are. Needs only g++ (its libasan and libubsan); 10-25 minutes on 2 cores (README).
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-SOURCES = Makefile README.md $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.sh) test/fuzz
+SOURCES = Makefile README.md $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.h dev/*.sh) test/fuzz
 sanitize:
 	rm -rf build/sanitize && mkdir -p build/sanitize
 	cp -r --parents $(SOURCES) build/sanitize/
@@ -127,7 +129,7 @@ FUZZ_TARGETS = answer checkpoint flags dump results
 FUZZ_SECONDS ?= 60
 CLANGXX ?= clang++
 FUZZ_FLAGS = -std=c++17 -g -O1 -fopenmp -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
-build/fuzz/fuzz_%: test/fuzz/fuzz.cpp test/fuzz/targets.h $(HEADERS) train.cu dev/attention.cpp dev/report.cpp
+build/fuzz/fuzz_%: test/fuzz/fuzz.cpp test/fuzz/targets.h $(HEADERS) $(TOOL_HEADERS) train.cu dev/attention.cpp dev/report.cpp
 	@mkdir -p build/fuzz
 	$(CLANGXX) $(FUZZ_FLAGS) -DFUZZ_TARGET=fuzz_$* -o $@ $<
 fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))

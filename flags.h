@@ -314,7 +314,7 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     for (const char* drawn : {"--random-positions", "--abacus", "--position-coupling"})
         if (mode == DUMP && given.count(drawn)) fail("%s can not be combined with --dump-state, whose file holds no positions", drawn);
     if (mode == LOAD && c->answer) {
-        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--precision", "--test-max", "--test-size", "--eval-positions"})
+        for (const char* other : {"--out", "--sample", "--dump-attention", "--device", "--test-max", "--test-size", "--eval-positions"})
             if (given.count(other)) fail("%s can not be combined with --load and --answer, which decode prompts from stdin on the CPU", other);
     }
     if (given.count("--dump-attention")) {

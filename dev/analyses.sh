@@ -6,7 +6,7 @@
 # SWEEP holds runs TASK-PE-sSEED for the five PEs and TASK-nope-sOTHER_SEED (default seeds
 # 256788 and 234054: dev/sweep.sh NAME --tasks TASK --seeds 256788, then --pes nope --seeds
 # 234054). For each run it dumps the attention of 10 examples per length (./train --load ...
-# --dump-attention, kept in SWEEP/attention/), then writes into OUT:
+# --dump-attention, kept in SWEEP/attention/ until its model.bin changes), then writes into OUT:
 #   distance.tsv/.svg    §5.2: each model's distance from NoPE's attention (and NoPE of the
 #                        other seed, the paper's baseline NoPE')
 #   histogram.tsv/.svg   §6.1: where each model's heads look over the answer
@@ -23,9 +23,17 @@ for pe in "${pes[@]}"; do need "$task-$pe-s$seed"; done
 need "$task-nope-s$other"
 mkdir -p "$sweep/attention" "$out"
 
-dump() {  # run name -> its dump, made once
-    local file=$sweep/attention/$1.bin
-    [ -f "$file" ] || ./train --load "$sweep/$1/model.bin" --dump-attention "$file" > /dev/null
+# run name -> its dump (FILE, FILE.valid.svg and FILE.test.svg), made again only when its model.bin
+# is newer (the run trained on since). It is written under another name and moved into place,
+# FILE last, so that one cut short (killed, a full disk) is never taken for a whole one. It runs
+# in a command substitution, where set -e does not reach: it returns a failure itself.
+dump() {
+    local model=$sweep/$1/model.bin file=$sweep/attention/$1.bin
+    if [ ! "$file" -nt "$model" ]; then
+        ./train --load "$model" --dump-attention "$file.partial" > /dev/null &&
+            mv "$file.partial.valid.svg" "$file.valid.svg" && mv "$file.partial.test.svg" "$file.test.svg" &&
+            mv "$file.partial" "$file" || return
+    fi
     echo "$file"
 }
 
@@ -35,7 +43,8 @@ for pe in "${pes[@]}"; do
     cp "$file.test.svg" "$out/$pe.test.svg"
     [ "$pe" = nope ] || labelled+=("$pe=$file")
 done
-labelled+=("nope-s$other=$(dump "$task-nope-s$other")")
+file=$(dump "$task-nope-s$other")
+labelled+=("nope-s$other=$file")
 dev/attention distance --out "$out" "nope=$sweep/attention/$task-nope-s$seed.bin" "${labelled[@]}"
 
 histogram=()

@@ -3,7 +3,8 @@
 # dev/sort_misses.sh, dev/sum_answers.sh, dev/shuffle_answers.sh and dev/lego_depths.sh: their
 # options, each source's decoding and its examples, written once. They run from anywhere: run
 # directories and decodings are named from where the tool was called, and ./train is the one of
-# this repository.
+# this repository. dev/t5_clamp.sh and dev/cope_inside.sh source it for trained_arithmetic alone,
+# so that they evaluate a run's models as it trained.
 #
 #   parse_decoding_options TOOL "$@"   sets `examples` (--examples N, default 2000), `threads`
 #                                      (--threads N, for ./train) and `sources` (the rest, at

@@ -3,25 +3,31 @@
 #   tests     the GPU tests and the command-line tests (which then train on the GPU)
 #   sanitize  the GPU tests again under compute-sanitizer: memcheck, initcheck, racecheck, synccheck
 #   kernels   check and time the attention kernels of dev/cuda
-#   bench     the paper model with every PE the GPU runs (all but cope), in fp32, tf32 and bf16, with
-#             CUDA graphs on and off, on copy's batches and on 64 x 256 random tokens: the
-#             table README shows; copy's
+#   bench     the paper model with every PE the GPU runs (all but cope, kerple_log and kerple_power,
+#             which run on the CPU only), in fp32, tf32 and bf16, with CUDA graphs on and off,
+#             on copy's batches and on 64 x 256 random tokens: the table README shows; copy's
 #             batches sorted by length (--sort-pool 16, and padded to multiples of 8); drawn
 #             positions (--random-positions); and
 #             addition with --abacus and --position-coupling beside the PE alone
 #   grid      (only when named) the paper's whole grid projected in hours, from the paper model's
 #             bench on each task's own batches (dev/grid_hours.sh; PES default nope and t5)
-# Logs go to DIR (default /tmp/gpu_check); each part prints a short summary.
-#   bash dev/gpu_check.sh [DIR [PART ...]]
+# Logs go to DIR (default /tmp/gpu_check; a relative one is from where the script is called);
+# each part prints a short summary. A first argument that names a part is a part, not DIR. The
+# exit status is 1 if a test program of `tests` fails.
+#   bash dev/gpu_check.sh [DIR] [PART ...]
 # SANITIZE_SECONDS bounds each sanitizer (default 300; racecheck alone took 126 s on an H200),
 # PES, PRECISIONS and GRAPHS choose the bench's rows (default every PE the GPU runs, fp32, tf32
 # and bf16, graphs on and off).
 source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -u -o pipefail
+dir=/tmp/gpu_check
+case ${1:-} in
+    "" | tests | sanitize | kernels | bench | grid) ;;
+    *) dir=$(realpath -m "$1"); shift ;;  # from the caller's directory, before the cd below
+esac
 cd "$(dirname "$0")/.."
-dir=${1:-/tmp/gpu_check}
-shift $(($# > 0 ? 1 : 0))
 parts=${*:-tests sanitize kernels bench}
+status=0
 for part in $parts; do
     case $part in
         tests | sanitize | kernels | bench | grid) ;;
@@ -36,7 +42,7 @@ make -j"$(nproc)" train test/test_gpu test/test_cli dev/cuda/attention_forward d
 
 tests() {
     for test in test_gpu test_cli; do
-        ./test/$test > "$dir/$test.log" 2>&1
+        ./test/$test > "$dir/$test.log" 2>&1 || status=1
         echo "$test: $(tail -2 "$dir/$test.log" | tr '\n' ' ')"
         grep -E ":FAIL" "$dir/$test.log" | cut -c1-300
     done
@@ -136,3 +142,4 @@ grid() {
 for part in $parts; do
     $part
 done
+exit $status

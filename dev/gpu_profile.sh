@@ -7,10 +7,10 @@
 # caches not flushed (--cache-control none), so the sum is near the bench's ms/step, not equal to it.
 source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -eu -o pipefail
-cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bash dev/gpu_profile.sh OUT.csv [./train --bench flags]" >&2; exit 1; }
-out=$1
+out=$(realpath -m "$1")  # from the caller's directory, before the cd below
 shift
+cd "$(dirname "$0")/.."
 flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--model paper --bench-seq 256 --precision tf32)
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)

@@ -4,6 +4,12 @@
 #
 #   dev/reproduce.sh ROOT PART [sweep options, e.g. --jobs 8 --device gpu]
 #
+# --device gpu suits the parts of the paper's five PEs (grid, long, ablation, head64, chomsky,
+# chomskydrawn, sorted). The GPU refuses cope, kerple_log and kerple_power (they run on the CPU
+# only, for now), which beyond trains, and far, farrandom and steps by default: give those
+# --device auto (the GPU for the runs it can take, the CPU for the rest) or cpu, or PES without
+# them.
+#
 #   grid       the `tiny` model (--model tiny, the preset's training), TASKS (default copy,
 #              reverse, addition, scan) x 5 PEs x the paper's 3 seeds: ROOT/grid
 #   long       the `tiny` grid with five times the steps (--steps 10000, validation every 500 as
@@ -175,10 +181,8 @@ FACTORS
             mkdir -p "$beyond/$task-scaled"
             for seed in ${seeds//,/ }; do
                 for scaling in pi ntk yarn; do
-                    out=$beyond/$task-scaled/$task-rope-s$seed-$scaling
-                    [ -f "$out/results.json" ] && continue
-                    ./train --load "$beyond/$task/$task-rope-s$seed/model.bin" --rope-scaling $scaling --out "$out" --force \
-                        > "$out.log" 2>&1 || { echo "failed: $out (see $out.log)"; status=1; }
+                    evaluate_again "evaluated with --rope-scaling $scaling" "$beyond/$task/$task-rope-s$seed/model.bin" \
+                        "$beyond/$task-scaled/$task-rope-s$seed-$scaling" --rope-scaling $scaling || status=1
                 done
             done
             if [ "$task" = addition ]; then
@@ -255,7 +259,10 @@ FACTORS
         status=0
         seeds=${SEEDS:-256788,234054,146317} pes=${PES:-rope,xpos,kerple_log,kerple_power,fire}
         IFS=, read -ra tasks <<< "${TASKS:-ch_even_pairs}"
-        IFS=, read -ra steps <<< "${STEPS:-250,500,750,1000,1500,2000,3000,4000,5000}"
+        steps_list=${STEPS:-250,500,750,1000,1500,2000,3000,4000,5000}
+        [[ $steps_list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+            { echo "dev/reproduce.sh: STEPS takes comma-separated whole numbers above 0, got '$steps_list'" >&2; exit 1; }
+        IFS=, read -ra steps <<< "$steps_list"
         shopt -s nullglob
         for task in "${tasks[@]}"; do
             # shellcheck disable=SC2086,SC2046  # the flags are words

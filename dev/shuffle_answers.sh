@@ -8,7 +8,8 @@
 # For each run of sum, parity or sort, this decodes the first N valid and N test examples of its
 # model.bin (./train --load ... --sample N, default 2000), writes each prompt's items in four
 # other orders (drawn with a fixed seed; an example whose items are all alike has none), asks
-# the model for its answer to each (./train --load ... --answer) and prints a row per split and
+# the model for its answer to each (./train --load ... --answer; both in the arithmetic the run
+# trained in, decoding.sh's trained_arithmetic) and prints a row per split and
 # length n: the examples, the share answered right as given, the reorderings, the share of them
 # answered right, and the share answered exactly as the model answered the prompt as given
 # ("same"), also of the reorderings of the prompts it answered wrong ("if-wrong": the same
@@ -98,10 +99,14 @@ tabulate_orders() {
 }
 
 # SOURCE's table, from its examples on stdin (which tabulate_sources also leaves in
-# $decoded/examples.tsv): their reorderings, answered by the run's model
+# $decoded/examples.tsv): their reorderings, answered by the run's model in the arithmetic its
+# decoding used (trained_arithmetic), so that "same" compares like with like. It runs in a
+# command substitution, where set -e does not reach: each step returns its failure itself.
 tabulate() {
-    reorder > "$decoded/orders.tsv"
-    cut -f 6 "$decoded/orders.tsv" | "$repo/train" --load "$1/model.bin" --answer "${threads[@]}" > "$decoded/answers.txt"
+    local arithmetic
+    mapfile -t arithmetic < <(trained_arithmetic "$1")
+    reorder > "$decoded/orders.tsv" || return
+    cut -f 6 "$decoded/orders.tsv" | "$repo/train" --load "$1/model.bin" "${arithmetic[@]}" --answer "${threads[@]}" > "$decoded/answers.txt" || return
     paste "$decoded/orders.tsv" "$decoded/answers.txt" | tabulate_orders "$1"
 }
 

@@ -12,7 +12,8 @@
 #   --threads N         CPU threads per run (default: the cores divided among the K runs; 2 with --slurm)
 #   --device D          auto (default), cpu or gpu: passed to every run, resumed ones too
 #   --slurm             write NAME/sweep.sbatch (one array task per run) and submit it with sbatch,
-#                       then a job that writes the report when the array is done
+#                       then a job that writes the report when the array is done; the compute nodes
+#                       need flock (util-linux), as here
 #   --sbatch "OPTIONS"  more #SBATCH lines' options for --slurm, e.g. "--partition=gpu --time=2:00:00"
 #   --dry-run           with --slurm: write NAME/runs.tsv and NAME/sweep.sbatch, print the script
 #                       and the sbatch commands, submit nothing
@@ -28,7 +29,10 @@
 # flags no checkpoint keeps: RESUME_FLAGS below) and starts the rest
 # afresh. Before any run starts, each new one is checked (./train --check): flags or data that
 # a run would refuse stop the sweep with one line. A run that fails later (diverges, say) is
-# reported at the end and does not stop the others.
+# reported at the end and does not stop the others. Every run holds a lock
+# (NAME/logs/RUN.lock, with flock) while it runs: a second sweep on the same tree, or a Slurm
+# array submitted again, skips the runs another process is running, and says so. Killing the
+# sweep (kill, Ctrl-C) stops its runs too (exit status 143 or 130); run it again to resume them.
 #
 # Several runs on one CPU must divide its cores: OpenMP threads that outnumber the cores spin
 # against each other (three 2-thread runs on 2 cores each ran 11x slower than one alone), so
@@ -61,11 +65,12 @@ resume_flags() {  # ARGS...
 }
 
 # one run of the grid: line INDEX (0-based) of ROOT/runs.tsv; what local workers and Slurm array
-# tasks both execute. Prints "finished", "skipped" or "failed" last.
+# tasks both execute. Prints "finished", "skipped" (finished before), "skipped: ..." (another
+# process is running it) or "failed" last.
 
 run_one() {  # ROOT INDEX THREADS DEVICE
     local root=$1 index=$2 threads=$3 device=$4
-    local line name args dir log
+    local line name args dir log lock
     line=$(sed -n "$((index + 1))p" "$root/runs.tsv")
     [ -n "$line" ] || die "$root/runs.tsv has no run $index"
     name=${line%%$'\t'*}
@@ -73,6 +78,16 @@ run_one() {  # ROOT INDEX THREADS DEVICE
     dir=$root/$name
     log=$root/logs/$name.log
     local where=(--threads "$threads" --device "$device")
+    # Held until this process and its ./train end (fd 9 is theirs, and the kernel drops the lock
+    # of a killed one): two processes running one run would write one directory at once.
+    lock=$root/logs/$name.lock
+    exec 9> "$lock" || die "can not open $lock"
+    flock -n 9
+    case $? in
+        0) ;;
+        1) echo "skipped: another process is running it (it holds $lock)"; return 0 ;;
+        *) echo "failed: flock could not lock $lock"; return 1 ;;
+    esac
     if [ -f "$dir/results.json" ]; then
         echo skipped
         return 0
@@ -94,8 +109,10 @@ run_one() {  # ROOT INDEX THREADS DEVICE
         echo failed
         return 1
     fi
-    if grep -q "^device: CPU" "$log" && ! grep -q "^device: CPU, $threads threads" "$log"; then
-        echo "failed: the run did not use $threads threads ($(grep -m1 '^device:' "$log"))"
+    local device_line  # this attempt's: a resumed run's log holds its earlier attempts' too
+    device_line=$(grep '^device:' "$log" | tail -n 1)
+    if [[ $device_line == "device: CPU"* && $device_line != "device: CPU, $threads threads"* ]]; then
+        echo "failed: the run did not use $threads threads ($device_line)"
         return 1
     fi
     echo finished
@@ -115,14 +132,14 @@ name=$1
 shift
 case $name in /*) root=$name ;; */*) root=$caller/$name ;; *) root=sweeps/$name ;; esac
 tasks=copy pes=nope,ape,t5,alibi,rope seeds=256788,234054,146317
-jobs=1 threads="" device=auto slurm=0 sbatch_options="" dry_run=0 report=1
+jobs=1 jobs_given=0 threads="" device=auto slurm=0 sbatch_options="" dry_run=0 report=1
 vary_flags=() vary_values=() extra=()
 while [ $# -gt 0 ]; do
     case $1 in
         --tasks | --pes | --seeds | --jobs | --threads | --device | --sbatch)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
-                --tasks) tasks=$2 ;; --pes) pes=$2 ;; --seeds) seeds=$2 ;; --jobs) jobs=$2 ;;
+                --tasks) tasks=$2 ;; --pes) pes=$2 ;; --seeds) seeds=$2 ;; --jobs) jobs=$2 jobs_given=1 ;;
                 --threads) threads=$2 ;; --device) device=$2 ;; --sbatch) sbatch_options=$2 ;;
             esac
             shift 2 ;;
@@ -147,6 +164,25 @@ for flag in "${extra[@]}"; do
         *" "*) die "'$flag': a flag value with spaces can not be passed through a sweep" ;;
     esac
 done
+# An axis's list: an empty item (a stray comma) would be a run of no task, PE or seed, and an item
+# given twice the same run twice, run at once into one directory.
+check_list() {  # OPTION LIST
+    local item items seen=,
+    [[ -n $2 && $2 != ,* && $2 != *, && $2 != *,,* ]] || die "$1 '$2' has an empty item: give comma-separated values, none empty"
+    IFS=, read -ra items <<< "$2"
+    for item in "${items[@]}"; do
+        [[ $seen != *",$item,"* ]] || die "$1 '$2' lists '$item' twice: it would be the same run twice"
+        seen+=$item,
+    done
+}
+check_list --tasks "$tasks"
+check_list --pes "$pes"
+check_list --seeds "$seeds"
+for k in "${!vary_flags[@]}"; do check_list "--vary ${vary_flags[$k]}" "${vary_values[$k]}"; done
+if [ $slurm -eq 0 ]; then  # (a Slurm sweep's runs lock on the compute nodes, and scancel stops them)
+    command -v flock > /dev/null || die "flock (util-linux) is not on the PATH: every run takes a lock with it"
+    command -v pkill > /dev/null || die "pkill (procps) is not on the PATH: a sweep that is killed stops its runs with it"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # the grid: runs.tsv, one line per run: NAME<TAB>FLAGS
@@ -225,7 +261,8 @@ while IFS= read -r line; do
     [ -n "$line" ] || continue
     index=$(grep -nxF -- "$line" "$root/runs.tsv" | head -n 1 | cut -d: -f1)
     if [ -z "$index" ]; then
-        grep -q "^${line%%$'\t'*}"$'\t' "$root/runs.tsv" && die "$root already has a run ${line%%$'\t'*} with other flags: choose another sweep name"
+        awk -F '\t' -v run="${line%%$'\t'*}" '$1 == run { found = 1 } END { exit !found }' "$root/runs.tsv" &&
+            die "$root already has a run ${line%%$'\t'*} with other flags: choose another sweep name"
         printf '%s\n' "$line" >> "$root/runs.tsv"
         index=$(wc -l < "$root/runs.tsv")
     fi
@@ -244,8 +281,8 @@ uses_cpu() { [ "$device" = cpu ] || { [ "$device" = auto ] && ! nvidia-smi -L > 
 slurm_script() {
     local resources="#SBATCH --cpus-per-task=$threads"
     [ "$device" = gpu ] && resources+=$'\n#SBATCH --gres=gpu:1'
-    local throttle=""
-    [ "$jobs" -gt 1 ] && throttle="%$jobs"
+    local throttle=""  # --jobs 1 too: one array task at a time
+    [ $jobs_given -eq 1 ] && throttle="%$jobs"
     cat <<SCRIPT
 #!/usr/bin/env bash
 #SBATCH --job-name=sweep-$(basename "$root")
@@ -254,7 +291,7 @@ $resources
 #SBATCH --output=$abs_root/logs/slurm-%a.out
 ${sbatch_options:+#SBATCH $sbatch_options}
 # one run of $abs_root/runs.tsv per array task: skipped if finished, resumed if interrupted
-cd $repo && exec dev/sweep.sh --run-one $abs_root "\$SLURM_ARRAY_TASK_ID" "\${SLURM_CPUS_PER_TASK:-$threads}" $device
+cd $(printf %q "$repo") && exec dev/sweep.sh --run-one $(printf %q "$abs_root") "\$SLURM_ARRAY_TASK_ID" "\${SLURM_CPUS_PER_TASK:-$threads}" $device
 SCRIPT
 }
 
@@ -262,20 +299,27 @@ if [ $slurm -eq 1 ]; then
     abs_root=$(cd "$root" && pwd)  # array tasks start elsewhere: every path absolute
     case "$repo $abs_root" in *" "*" "* | *$'\t'*) die "--slurm: #SBATCH lines can not hold the spaces in '$repo' or '$abs_root'" ;; esac
     slurm_script > "$root/sweep.sbatch"
-    report_job="sbatch --parsable --job-name=report-$(basename "$root") --dependency=afterany:ARRAY_JOB --output=$abs_root/logs/report.out --wrap 'cd $repo && dev/report $abs_root'"
+    # its arguments as words, never read by a shell here (a path may hold any character);
+    # --wrap's command is read by one on the node, so its paths are quoted for it
+    report_job=(sbatch --parsable "--job-name=report-$(basename "$root")" --dependency=afterany:ARRAY_JOB
+        "--output=$abs_root/logs/report.out" --wrap "cd $(printf %q "$repo") && dev/report $(printf %q "$abs_root")")
     if [ $dry_run -eq 1 ]; then
         cat "$root/sweep.sbatch"
         echo
         echo "sbatch --parsable $root/sweep.sbatch"
-        [ $report -eq 1 ] && echo "$report_job"
+        if [ $report -eq 1 ]; then
+            quoted=$(printf ' %q' "${report_job[@]}")
+            echo "${quoted# }"
+        fi
         exit 0
     fi
     command -v sbatch > /dev/null || die "--slurm: sbatch is not on the PATH"
     array_job=$(sbatch --parsable "$root/sweep.sbatch") || die "sbatch refused $root/sweep.sbatch"
+    array_job=${array_job%%;*}  # --parsable prints JOBID;CLUSTER on a federation of clusters
     echo "submitted job array $array_job: $total runs of $root/runs.tsv (logs in $root/logs/)"
     if [ $report -eq 1 ]; then
-        report_id=$(eval "${report_job/ARRAY_JOB/$array_job}") || die "sbatch refused the report job"
-        echo "submitted job $report_id: dev/report $root once the array is done"
+        report_id=$("${report_job[@]/ARRAY_JOB/$array_job}") || die "sbatch refused the report job"
+        echo "submitted job ${report_id%%;*}: dev/report $root once the array is done"
     fi
     exit 0
 fi
@@ -289,8 +333,26 @@ fi
 
 clock() { printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 / 60 % 60)) $(($1 % 60)); }
 start=$SECONDS
-done_count=0 ran=0 failed=()
+done_count=0 ran=0 failed=() elsewhere=()
 declare -A run_of_pid=() started_at=()
+
+# Killed (kill, Ctrl-C), the sweep stops its runs: a script's background jobs ignore Ctrl-C, and
+# a run left going would train on with no one to count it. Each run's ./train first, then the
+# subshell around it (killed first, it would leave its ./train to run on).
+stop() {  # EXIT_STATUS
+    trap - TERM INT
+    local pid
+    for pid in "${!run_of_pid[@]}"; do
+        pkill -TERM -P "$pid"
+        kill -TERM "$pid"
+    done 2> /dev/null
+    wait
+    rm -f "$root"/logs/.status-*
+    echo "sweep $root: stopped; run it again to resume its runs" >&2
+    exit "$1"
+}
+trap 'stop 143' TERM
+trap 'stop 130' INT
 
 # one line for a finished run: what it gave and the whole sweep's ETA from the runs done so far
 finished() {  # INDEX STATUS OUTPUT
@@ -299,6 +361,9 @@ finished() {  # INDEX STATUS OUTPUT
     done_count=$((done_count + 1))
     case $3 in
         skipped) result="already finished" ;;
+        skipped:*)
+            elsewhere+=("$run")
+            result=$3 ;;
         finished)
             ran=$((ran + 1))
             test=$(grep -o '"test": {"accuracy": [0-9.e-]*' "$root/$run/results.json" | awk '{printf "%.3f", $NF}')
@@ -330,7 +395,7 @@ for index in "${indices[@]}"; do
     run_of_pid[$!]=$index
 done
 while [ ${#run_of_pid[@]} -gt 0 ]; do wait_for_one; done
-echo "sweep $root: $((total - ${#failed[@]})) of $total runs finished in $(clock $((SECONDS - start)))"
+echo "sweep $root: $((total - ${#failed[@]} - ${#elsewhere[@]})) of $total runs finished in $(clock $((SECONDS - start)))${elsewhere[*]:+; ${#elsewhere[@]} left to the processes running them}"
 
 if [ $report -eq 1 ]; then
     if [ -x dev/report ]; then dev/report "$root" || failed+=("the report")

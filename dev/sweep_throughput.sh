@@ -20,10 +20,11 @@ runs=${RUNS:-8}
 device=${DEVICE:-auto}
 die() { echo "dev/sweep_throughput.sh: $*" >&2; exit 1; }
 [ -x ./train ] || die "./train is not built: run make first"
-help=$(./train --help)  # read whole: grep -q on a pipe would close it early, and pipefail fail it
+# the preset names, from --help's block of them alone (its other indented lines name tasks and flags)
+known=$(./train --help | sed -n '/^model presets (--model)/,/^$/s/^  \([a-z0-9_]*\) .*/\1/p')
 for entry in $presets; do
     [[ $entry =~ ^[a-z]+:[1-9][0-9]*$ ]] || die "'$entry' is not PRESET:STEPS (e.g. tiny:1000)"
-    grep -q "^  ${entry%%:*} " <<< "$help" || die "'${entry%%:*}' is not a --model preset (see ./train --help)"
+    grep -qxF -- "${entry%%:*}" <<< "$known" || die "'${entry%%:*}' is not a --model preset (see ./train --help)"
 done
 for k in $jobs_list $runs; do [[ $k =~ ^[1-9][0-9]*$ ]] || die "JOBS and RUNS take whole numbers above 0, got '$k'"; done
 status=0

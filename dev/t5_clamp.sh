@@ -13,10 +13,11 @@
 # training never reached and each of the last three it reached. If the buckets from B on were
 # what fails the model, the edit mends the longer lengths. A row per model and edit: B and how
 # much of it training reached, valid and test accuracy, and the test accuracy at each length.
-# --threads goes to ./train (give 1 beside a training run).
+# Every evaluation computes as the run trained (decoding.sh's trained_arithmetic). --threads goes
+# to ./train (give 1 beside a training run).
 source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)  # its tools; the runs named are read from where it was called
+source "$(dirname "$0")/decoding.sh"  # trained_arithmetic and $repo (the runs named are read from where it was called)
 usage="usage: dev/t5_clamp.sh [--threads N] RUN_DIR [...]"
 threads=()
 if [ "${1:-}" = --threads ]; then
@@ -41,9 +42,15 @@ edit_buckets() {
          END { for (b = last + 1; b >= last - 2 && b >= 1; b--) if (b in reach) print b, reach[b] }' "$1"
 }
 
-# evaluate MODEL and print "valid test length:accuracy ..." from its results.json
-evaluate() {
-    "$repo/train" --load "$1" --device cpu "${threads[@]}" --out "$work/eval" --force > /dev/null
+# evaluate MODEL of RUN_DIR in the run's arithmetic and print "valid test length:accuracy ..."
+# from its results.json. It runs in a command substitution, where set -e does not reach: a failed
+# ./train returns its status (which stops the script at the caller's assignment), and the
+# previous model's results.json is removed first, never read as this one's.
+evaluate() {  # MODEL RUN_DIR
+    local arithmetic
+    mapfile -t arithmetic < <(trained_arithmetic "$2")
+    rm -rf "$work/eval"
+    "$repo/train" --load "$1" --device cpu "${arithmetic[@]}" "${threads[@]}" --out "$work/eval" > /dev/null || return
     tr -d '\n' < "$work/eval/results.json" | awk '
         # the accuracy of the split named, its "length:accuracy" pairs left in by_length
         function split_of(name,   rest, total, entry, f) {
@@ -64,9 +71,11 @@ evaluate() {
 printf 'model\tfrom bucket\treached\tvalid\ttest\ttest by length\n'
 for run in "$@"; do
     "$repo/dev/t5_table" "$run/model.bin" > "$work/table.txt"
-    printf '%s\t-\tas trained\t%s\n' "$run" "$(evaluate "$run/model.bin")"
+    row=$(evaluate "$run/model.bin" "$run")
+    printf '%s\t-\tas trained\t%s\n' "$run" "$row"
     while read -r from reach; do
         "$repo/dev/table_extend" "$run/model.bin" "$from" 1 "$work/edited.bin" > /dev/null
-        printf '%s\t%s\t%s\t%s\n' "$run" "$from" "$reach" "$(evaluate "$work/edited.bin")"
+        row=$(evaluate "$work/edited.bin" "$run")
+        printf '%s\t%s\t%s\t%s\n' "$run" "$from" "$reach" "$row"
     done < <(edit_buckets "$work/table.txt")
 done

@@ -5,7 +5,8 @@
 // need; and, where Slurm is installed or installable, the whole sweep runs as a job array on a
 // private one-node cluster (dev/slurm_test.sh). And the scripts built on it: dev/reproduce.sh's
 // parts, dev/sweep_throughput.sh and dev/grid_hours.sh. The analysis scripts that read a sweep's
-// runs are test_tools' (a program of its own, so that the two run side by side).
+// runs are test_tools' (a program of its own, so that the two run side by side). And what runs
+// the test programs: unity.h's exit status and .ci/run's totals.
 #include <cstring>
 
 #pragma GCC diagnostic push
@@ -117,6 +118,63 @@ static void test_a_finished_run_shows_its_test_accuracy_rounded(void) {
     TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] parity-nope-s7: finished in ") && contains(r.out, ", test accuracy 0.667 |"), r.out.c_str());
 }
 
+// a list with an empty item would be a run of no task, PE or seed, and an item given twice the
+// same run twice, run at once into one directory: both refused before anything runs (each case
+// with short runs, which a sweep that took them would train)
+static void test_lists_with_an_empty_or_repeated_item_are_refused(void) {
+    std::string root = temp_dir() + "/lists";
+    const std::string cases[][2] = {
+        {"--pes nope,nope --seeds 7" + SHORT_RUNS, "sweep.sh: --pes 'nope,nope' lists 'nope' twice: it would be the same run twice"},
+        {"--pes nope --seeds 7,7" + SHORT_RUNS, "sweep.sh: --seeds '7,7' lists '7' twice"},
+        {"--pes nope --seeds 7 --vary --lr 0.1,0.1" + SHORT_RUNS, "sweep.sh: --vary --lr '0.1,0.1' lists '0.1' twice"},
+        {"--pes '' --seeds 7" + SHORT_RUNS, "sweep.sh: --pes '' has an empty item"},
+        {"--tasks '' --pes nope --seeds 7" + SHORT_RUNS, "sweep.sh: --tasks '' has an empty item"},
+        {"--pes nope --seeds 7,,8" + SHORT_RUNS, "sweep.sh: --seeds '7,,8' has an empty item: give comma-separated values, none empty"},
+        {"--pes nope, --seeds 7" + SHORT_RUNS, "sweep.sh: --pes 'nope,' has an empty item"},
+    };
+    assert_refusals("dev/sweep.sh " + root + " --threads 1 --device cpu --no-report", cases);
+    TEST_ASSERT_MESSAGE(!exists(root), root.c_str());
+}
+
+// A sweep that is killed stops its runs (a script's background jobs ignore Ctrl-C, and a run left
+// going would train on unwatched), and exits 143 for SIGTERM
+static void test_a_killed_sweep_stops_its_runs(void) {
+    // its ./train, by a pattern that matches no shell whose command line holds the pattern itself
+    std::string root = temp_dir() + "/killed", running = "'--out [/]" + root.substr(1) + "/'";
+    Result r = shell("{ dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report -- --steps 100000"
+                     " --eval-every 100000 --train-size 500 --valid-size 40 --test-size 40 & sweep=$!;"
+                     " for i in $(seq 600); do grep -qs '^device:' " + root + "/logs/copy-nope-s7.log && break; sleep 0.1; done;"
+                     " kill -TERM $sweep; wait $sweep; echo \"sweep exited $?\"; sleep 1;"
+                     " if pgrep -f -- " + running + " > /dev/null; then echo 'its run trains on'; pkill -f -- " + running + "; fi; }");
+    TEST_ASSERT_MESSAGE(contains(r.out, "sweep exited 143\n") && contains(r.out, "stopped; run it again to resume its runs"), r.out.c_str());
+    TEST_ASSERT_FALSE(contains(r.out, "trains on"));
+}
+
+// A run holds a lock while it runs: a sweep that finds it held (here by flock, as another sweep on
+// the tree or a Slurm array submitted again would hold it) skips the run, says so, and starts nothing
+static void test_a_run_another_process_holds_is_skipped(void) {
+    std::string root = temp_dir() + "/locked";
+    Result r = shell("mkdir -p " + root + "/logs && flock " + root + "/logs/copy-nope-s7.lock dev/sweep.sh " + root +
+                     " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] copy-nope-s7: skipped: another process is running it (it holds " + root + "/logs/copy-nope-s7.lock)") &&
+                            contains(r.out, ": 0 of 1 runs finished in ") && contains(r.out, "; 1 left to the processes running them\n"),
+                        r.out.c_str());
+    TEST_ASSERT_FALSE(exists(root + "/copy-nope-s7"));
+}
+
+// The thread count is checked on the run's own `device:` line, the last of its log: a resumed run's
+// log holds its earlier attempts' too. Here an earlier line claims the count asked for (0, which
+// no run reports: 0 asks for all the cores), and the resumed run's own line must fail the check.
+static void test_a_resumed_run_is_checked_by_its_own_device_line(void) {
+    std::string root = temp_dir() + "/threads", log = root + "/logs/copy-nope-s7.log";
+    TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS).status);
+    TEST_ASSERT_EQUAL_INT(0, shell("rm " + root + "/copy-nope-s7/results.json && { echo 'device: CPU, 0 threads (an earlier attempt)' >> " + log + "; }").status);
+    Result r = shell("dev/sweep.sh --run-one " + root + " 0 0 cpu");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "failed: the run did not use 0 threads (device: CPU, ") && !contains(r.out, "an earlier attempt"), r.out.c_str());
+}
+
 static void test_runs_side_by_side_never_oversubscribe_the_cores(void) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     Result r = shell("dev/sweep.sh " + temp_dir() + "/crowded --device cpu --jobs " + std::to_string(cores) + " --threads 2" + SHORT_RUNS);
@@ -155,6 +213,7 @@ static void test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries(v
         {"/no/such", "'/no/such' is not PRESET:STEPS (e.g. tiny:1000)"},
         {"tiny:0", "'tiny:0' is not PRESET:STEPS"},
         {"huge:10", "'huge' is not a --model preset"},
+        {"copy:10", "'copy' is not a --model preset"},  // a task: --help's other indented lines are not presets
     };
     assert_refusals("dev/sweep_throughput.sh", cases);
     assert_refusals("RUNS=0 dev/sweep_throughput.sh", {{"tiny:5", "JOBS and RUNS take whole numbers above 0, got '0'"}});
@@ -214,6 +273,25 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
 }
 
+// Submitted (to an sbatch on the PATH that prints "JOBID;CLUSTER", as --parsable does on a
+// federation, and logs its arguments): --jobs 1 throttles the array to one task at a time; the
+// report job waits for the job id alone; and a path that a shell would read otherwise (here one
+// holding a $) reaches sbatch as it is, quoted only in the commands the node's shell reads.
+static void test_a_slurm_sweep_is_submitted_with_its_job_id_and_paths_as_they_are(void) {
+    std::string dir = temp_dir(), root = dir + "/sweep$x";
+    std::ofstream(dir + "/sbatch") << "#!/bin/sh\nprintf '%s\\n' \"$@\" >> " + dir + "/sbatch.args\necho '4242;cluster'\n";
+    TEST_ASSERT_EQUAL_INT(0, shell("chmod +x " + dir + "/sbatch").status);
+    Result r = shell("PATH=" + dir + ":$PATH dev/sweep.sh '" + root + "' --tasks copy --pes nope --seeds 1,2 --jobs 1 --device cpu --slurm -- --steps 10");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "submitted job array 4242: 2 runs") && contains(r.out, "submitted job 4242: dev/report"), r.out.c_str());
+    std::string script = read_file(root + "/sweep.sbatch"), args = read_file(dir + "/sbatch.args");
+    TEST_ASSERT_MESSAGE(contains(script, "#SBATCH --array=0,1%1\n"), script.c_str());
+    TEST_ASSERT_MESSAGE(contains(script, "exec dev/sweep.sh --run-one " + dir + "/sweep\\$x "), script.c_str());
+    TEST_ASSERT_MESSAGE(contains(args, "\n--dependency=afterany:4242\n") && contains(args, "\n--output=" + root + "/logs/report.out\n") &&
+                            contains(args, "\n--wrap\ncd " + repository() + " && dev/report " + dir + "/sweep\\$x\n"),
+                        args.c_str());
+}
+
 // dev/reproduce.sh's chomsky part lays out the twelve tasks beyond leaves out, each with the
 // paper's five PEs and beyond's budget and task flags, and again with random positions for the
 // four that have positions (its Slurm dry run writes every grid's runs.tsv and trains nothing);
@@ -251,6 +329,33 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_bucket_sort-random"));
     TEST_ASSERT_FALSE(exists(later + "/chomsky/ch_even_pairs"));
     assert_refusals("dev/reproduce.sh", {{root + " nosuch", "unknown part 'nosuch' (valid: grid long ablation head64 beyond chomsky chomskydrawn sorted far farrandom steps)"}});
+}
+
+// dev/reproduce.sh's beyond part evaluates each rope run again with each --rope-scaling once the
+// run has finished: one still training (its model.bin there, its results.json not yet) is named
+// and left for the next call, which evaluates it (here a run trained by hand, tiny and short; a
+// Slurm dry run trains none)
+static void test_reproduce_beyond_scales_a_rope_run_once_it_has_finished(void) {
+    std::string root = temp_dir(), run = root + "/beyond/copy/copy-rope-s7", scaled = root + "/beyond/copy-scaled/copy-rope-s7-";
+    Result made = shell("./train --task copy --pe rope --seed 7 --steps 2 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16 --layers 1"
+                        " --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --threads 1 --out " + run + " > /dev/null && mv " + run +
+                        "/results.json " + root);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    const std::string beyond = "TASKS=copy SEEDS=7 dev/reproduce.sh " + root + " beyond --slurm --dry-run --threads 1";
+    Result r = shell(beyond);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    for (const char* scaling : {"pi", "ntk", "yarn"}) {
+        TEST_ASSERT_MESSAGE(contains(r.out, std::string("not evaluated with --rope-scaling ") + scaling + " yet: " + run + " has not finished"), r.out.c_str());
+        TEST_ASSERT_FALSE(exists(scaled + scaling + "/results.json"));
+    }
+    TEST_ASSERT_EQUAL_INT(0, shell("mv " + root + "/results.json " + run).status);
+    r = shell(beyond);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    for (const char* scaling : {"pi", "ntk", "yarn"}) {
+        std::string results = read_file(scaled + scaling + "/results.json");
+        TEST_ASSERT_MESSAGE(contains(results, std::string("\"rope_scaling\": \"") + scaling + "\","), results.c_str());
+    }
+    TEST_ASSERT_FALSE(contains(r.out, "failed"));
 }
 
 // a tiny even-pairs run of seed 7 trained by hand into OUT (a Slurm dry run trains none), for
@@ -354,6 +459,13 @@ static void test_reproduce_steps_tests_each_snapshot_to_500(void) {
                             results.c_str());
     }
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
+    // STEPS that name no snapshot are refused before any sweep
+    const std::string bad_steps[][2] = {
+        {"STEPS=0 dev/reproduce.sh " + root + " steps --slurm --dry-run", "STEPS takes comma-separated whole numbers above 0, got '0'"},
+        {"STEPS=250,,500 dev/reproduce.sh " + root + " steps --slurm --dry-run", "got '250,,500'"},
+        {"STEPS=x dev/reproduce.sh " + root + " steps --slurm --dry-run", "got 'x'"},
+    };
+    assert_refusals("", bad_steps);
 }
 
 // a NAME with a slash is a path from the directory dev/sweep.sh is called in, not from the
@@ -366,6 +478,51 @@ static void test_a_relative_sweep_path_is_the_callers(void) {
     TEST_ASSERT_FALSE(exists(repository() + "/here"));
 }
 
+
+// A test program exits 1 on any failure, not with their count, which an exit status's 8 bits
+// would wrap: 256 failures would exit 0. (Its summary line stays in its own output: this
+// program's would be counted by .ci/run.)
+static void test_a_test_program_with_256_failures_exits_1(void) {
+    std::string dir = temp_dir();
+    std::ofstream(dir + "/many.cpp") << "#include \"test/unity.h\"\n"
+                                        "static void fails(void) { TEST_ASSERT(false); }\n"
+                                        "int main(int argc, char** argv) {\n"
+                                        "    UNITY_BEGIN(argc, argv);\n"
+                                        "    for (int i = 0; i < 256; i++) RUN_TEST(fails);\n"
+                                        "    return UNITY_END();\n"
+                                        "}\n";
+    Result built = shell("g++ -std=c++17 -I. -o " + dir + "/many " + dir + "/many.cpp");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, built.status, built.out.c_str());
+    Result r = shell(dir + "/many");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, "the exit status of 256 failures");
+    TEST_ASSERT_TRUE(contains(r.out, "\n256 Tests 256 Failures 0 Ignored\nFAIL\n"));
+}
+
+// .ci/run's line, from a `make` on the PATH that prints LOG and exits with STATUS for `make test`
+// (and lists three test programs when asked for the Makefile's TESTS): its last line
+static std::string ci_line(const std::string& log, int status) {
+    std::string dir = temp_dir();
+    std::ofstream(dir + "/make") << "#!/bin/sh\nif [ \"$1\" = test ]; then cat " + dir + "/log; exit " + std::to_string(status) +
+                                         "; fi\necho test/test_a test/test_b test/test_c\n";
+    std::ofstream(dir + "/log") << log;
+    Result r = shell("{ chmod +x " + dir + "/make && PATH=" + dir + ":$PATH .ci/run; echo \"exit $?\"; }");
+    std::vector<std::string> printed = lines(r.out);
+    return printed.size() < 2 ? "(fewer than two lines)" : printed[printed.size() - 2] + " / " + printed.back();
+}
+
+// .ci/run totals the summary lines alone: a program's own line that starts with "== " (a sweep
+// log's, say) is no program, and every program of the Makefile's TESTS that printed no summary
+// fails: one that never built, even beside another program's failure
+static void test_ci_totals_every_program_the_makefile_lists(void) {
+    std::string all_ran = "== test/test_a\n3 Tests 0 Failures 0 Ignored\nOK\n== test/test_b\n== 2026-11-28 10:00:00 ./train --task copy\n"
+                          "2 Tests 0 Failures 1 Ignored\nOK\n== test/test_c\n1 Tests 0 Failures 0 Ignored\nOK\n";
+    TEST_ASSERT_EQUAL_STRING("5 passed, 0 failed, 1 skipped / exit 0", ci_line(all_ran, 0));
+    std::string one_unbuilt = "== test/test_a\n3 Tests 1 Failures 0 Ignored\nFAIL\n== test/test_b\n2 Tests 0 Failures 0 Ignored\nOK\n"
+                              "make[1]: *** [Makefile:80: test/test_c] Error 1\n";
+    TEST_ASSERT_EQUAL_STRING("4 passed, 2 failed, 0 skipped / exit 2", ci_line(one_unbuilt, 2));
+    std::string one_died = "== test/test_a\n3 Tests 0 Failures 0 Ignored\nOK\n== test/test_b\n2 Tests 0 Failures 0 Ignored\nOK\n== test/test_c\n";
+    TEST_ASSERT_EQUAL_STRING("5 passed, 1 failed, 0 skipped / exit 2", ci_line(one_died, 2));
+}
 
 // A real single-node Slurm: dev/slurm_test.sh exits 77 with the reason where it can not have one.
 static void test_a_sweep_runs_as_a_slurm_job_array(void) {
@@ -386,17 +543,25 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_failed_run_is_named_and_the_others_finish);
     RUN_TEST(test_a_run_that_can_not_start_stops_the_sweep_before_any_run);
     RUN_TEST(test_a_finished_run_shows_its_test_accuracy_rounded);
+    RUN_TEST(test_lists_with_an_empty_or_repeated_item_are_refused);
+    RUN_TEST(test_a_killed_sweep_stops_its_runs);
+    RUN_TEST(test_a_run_another_process_holds_is_skipped);
+    RUN_TEST(test_a_resumed_run_is_checked_by_its_own_device_line);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
     RUN_TEST(test_grid_hours_multiplies_each_tasks_bench_by_its_runs);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
+    RUN_TEST(test_a_slurm_sweep_is_submitted_with_its_job_id_and_paths_as_they_are);
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
+    RUN_TEST(test_reproduce_beyond_scales_a_rope_run_once_it_has_finished);
     RUN_TEST(test_reproduce_far_tests_each_finished_run_to_500);
     RUN_TEST(test_reproduce_farrandom_draws_positions_below_2048);
     RUN_TEST(test_reproduce_chomskydrawn_evaluates_drawn_and_counted);
     RUN_TEST(test_reproduce_steps_tests_each_snapshot_to_500);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
+    RUN_TEST(test_a_test_program_with_256_failures_exits_1);
+    RUN_TEST(test_ci_totals_every_program_the_makefile_lists);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();
 }

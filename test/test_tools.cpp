@@ -130,6 +130,14 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
         TEST_ASSERT_MESSAGE(exists(sweep + "/attention/copy-" + pe + "-s256788.bin"), pe);
     }
     TEST_ASSERT_TRUE(exists(sweep + "/attention/copy-nope-s234054.bin"));
+    // a dump older than its model.bin (here cut short: a dump killed midway, or made while the run
+    // trained on) is made again, not read; none is left under its temporary name
+    std::string dump = sweep + "/attention/copy-t5-s256788.bin";
+    TEST_ASSERT_EQUAL_INT(0, shell("{ printf cut > " + dump + "; } && touch -d '1 minute ago' " + dump).status);
+    r = shell("dev/analyses.sh " + sweep + " copy " + out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_GREATER_THAN(1000, read_file(dump).size());
+    TEST_ASSERT_FALSE(exists(dump + ".partial"));
     Result bad = shell("dev/analyses.sh " + sweep);
     TEST_ASSERT_EQUAL_INT(1, bad.status);
     TEST_ASSERT_MESSAGE(contains(bad.out, "usage: dev/analyses.sh SWEEP TASK OUT"), bad.out.c_str());
@@ -140,14 +148,15 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
     TEST_ASSERT_FALSE(exists(root + "/out2"));
 }
 
-// dev/cope_inside.sh over a beyond sweep holding one of its CoPE models (a short parity run): that
-// model's positions, attends and the 15 edits of its table are written, and every model the
-// sweep does not hold is named as left out
+// dev/cope_inside.sh over a beyond sweep holding one of its CoPE models (a short parity run), in
+// a directory whose path holds a space: that model's positions, attends and the 15 edits of its
+// table are written, and every model the sweep does not hold is named as left out; a model whose
+// dump fails (here a damaged copy model) stops it with ./train's line
 static void test_cope_inside_looks_at_the_models_there_are(void) {
-    std::string root = temp_dir(), out = root + "/out";
-    Result r = shell("./train --task ch_parity_check --pe cope --seed 256788 --threads 1 --device cpu --out " + root +
-                     "/beyond/ch_parity_check/ch_parity_check-cope-s256788" + SHORT_RUNS.substr(3) + " > /dev/null && dev/cope_inside.sh " +
-                     root + " " + out);
+    std::string root = temp_dir() + "/a root", out = root + "/out";
+    Result r = shell("./train --task ch_parity_check --pe cope --seed 256788 --threads 1 --device cpu --out '" + root +
+                     "/beyond/ch_parity_check/ch_parity_check-cope-s256788'" + SHORT_RUNS.substr(3) + " > /dev/null && dev/cope_inside.sh '" +
+                     root + "' '" + out + "'");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     std::string positions = read_file(out + "/parity-cope/positions.txt"), extend = read_file(out + "/parity-cope/extend.tsv");
     TEST_ASSERT_MESSAGE(contains(positions, "cope-s256788"), positions.c_str());
@@ -158,8 +167,13 @@ static void test_cope_inside_looks_at_the_models_there_are(void) {
     for (size_t at = r.out.find("left out\n"); at != std::string::npos; at = r.out.find("left out\n", at + 1)) left_out++;
     TEST_ASSERT_EQUAL_INT_MESSAGE(8, left_out, r.out.c_str());  // 5 parity models, copy's, reverse's 2
 
+    std::string copy = root + "/beyond/copy/copy-cope-s256788";
+    r = shell("mkdir -p '" + copy + "' && { printf damaged > '" + copy + "/model.bin'; } && dev/cope_inside.sh '" + root + "' '" + out + "'");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "train: error: ") && !contains(r.out, "wrote "), r.out.c_str());
+
     // a ROOT with no beyond/: refused, nothing written there
-    Result bad = shell("dev/cope_inside.sh " + out + " " + root + "/out2");
+    Result bad = shell("dev/cope_inside.sh '" + out + "' '" + root + "/out2'");
     TEST_ASSERT_EQUAL_INT(1, bad.status);
     TEST_ASSERT_MESSAGE(contains(bad.out, out + " holds no beyond/"), bad.out.c_str());
     TEST_ASSERT_FALSE(exists(out + "/attention") || exists(root + "/out2"));
@@ -476,6 +490,13 @@ static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     }
     TEST_ASSERT_MESSAGE(least_same < 1 && least_alike < 1, r.out.c_str());
 
+    // A bf16 run's reorderings are asked in bf16 too, as its decoding computed (trained_arithmetic:
+    // ./train --load --answer --precision bf16), and its table made as any other's
+    Result bf16 = shell("./train" + data + " --steps 2 --eval-every 2 --pe nope --precision bf16 --out " + root + "/sum-bf16 > /dev/null && " +
+                        "dev/shuffle_answers.sh --examples 5 --threads 1 " + root + "/sum-bf16");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, bf16.status, bf16.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(bf16.out, "split"), bf16.out.c_str());
+
     std::string other = root + "/copy-run", decoding = root + "/decoding.txt";
     make_copy_run(other);
     std::ofstream(decoding) << "valid accuracy 1.0\n";
@@ -512,17 +533,18 @@ static std::string split_summary(const std::string& results, const std::string& 
     return buf + lengths;
 }
 
-// a real T5 copy run trained on 2-7 words for 150 steps (long enough that its longer lengths
+// a real T5 copy run trained on 2-8 words for 150 steps (long enough that its longer lengths
 // answer differently when its table is edited), named relative to the directory the script is
 // called from: its row as trained is its results.json; the edits start at the first bucket
-// training never reached (17), the one it reached only in part (16) and two it reached (15,
-// 14), in this order; each edit's row is what ./train says of the model dev/table_extend edits
-// that way, and one at least differs from the row as trained, so an edit left unmade would
-// show; other runs are refused with one line
+// training never reached (17), the one it reached only in part (16, distances 16-18, of which
+// sequences of up to 19 tokens reach 16 and 17) and two it reached (15, 14), in this order; each
+// edit's row is what ./train says of the model dev/table_extend edits that way, and one at least
+// differs from the row as trained, so an edit left unmade would show; other runs are refused
+// with one line
 static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
     std::string root = temp_dir() + "/clamp";
     Result sweep = shell("dev/sweep.sh " + root + " --tasks copy --pes t5,nope --seeds 7 --threads 1 --device cpu --no-report -- --steps 150 "
-                         "--eval-every 50 --train-size 2000 --valid-size 60 --test-size 60 --train-max 7 --test-max 12");
+                         "--eval-every 50 --train-size 2000 --valid-size 60 --test-size 60 --train-max 8 --test-max 12");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
     std::string results = read_file(root + "/copy-t5-s7/results.json");
     Result r = shell_in(root, "dev/t5_clamp.sh --threads 1 copy-t5-s7");
@@ -557,6 +579,11 @@ static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
         {"", "usage: dev/t5_clamp.sh"},
     };
     assert_refusals("dev/t5_clamp.sh", cases);
+    // a ./train that fails (here refusing the thread count) stops it with its line: no row, and
+    // never an earlier evaluation's results read as this one's
+    Result failed = shell_in(root, "dev/t5_clamp.sh --threads 2000 copy-t5-s7");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, failed.status, failed.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(failed.out, "--threads 2000 is out of range") && !contains(failed.out, "copy-t5-s7\t"), failed.out.c_str());
 }
 
 // dev/length_ranges.sh sums a run's exact tallies over ranges of lengths: test 5-6 holds 1 + 3

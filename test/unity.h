@@ -7,7 +7,7 @@
      int main(int argc, char** argv) {
          UNITY_BEGIN(argc, argv);        // argv[1], if given, runs only tests whose name contains it
          RUN_TEST(test_something);
-         return UNITY_END();             // the number of failures: 0 means success
+         return UNITY_END();             // 0 if every test passed, 1 if any failed
      }
 
  Output, one line per test, then Unity's summary:
@@ -55,11 +55,13 @@ static inline void unity_begin(const char* file, int argc, char** argv) {
     if (argc > 1) Unity.filter = argv[1];
 }
 
+// the exit status: 1 on any failure, not their count, which the status's 8 bits would wrap (256
+// failures would exit 0)
 static inline int unity_end(void) {
     printf("\n-----------------------\n%d Tests %d Failures %d Ignored\n%s\n", Unity.tests, Unity.failures,
            Unity.ignores, Unity.failures == 0 ? "OK" : "FAIL");
     fflush(stdout);
-    return Unity.failures;
+    return Unity.failures == 0 ? 0 : 1;
 }
 
 static inline void unity_fail(int line, const std::string& message) {
