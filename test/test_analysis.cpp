@@ -104,14 +104,14 @@ static void test_attended_distance_histogram_of_known_patterns(void) {
     expected[4] = 1, expected[3] = 1, expected[2] = 2;
     TEST_ASSERT_MESSAGE(h == expected, "previous-token histogram");
     d.examples[0] = one_hot_example(8, 1, 1, 4, 9, to_self);
-    TEST_ASSERT_EQUAL_INT(4, attended_distance_histogram(d, 8, 20)[0]);
-    TEST_ASSERT_EQUAL_INT(0, attended_distance_histogram(d, 9, 20)[0]);  // λ = 9 is not > 9
+    TEST_ASSERT_DOUBLE_WITHIN(0, 4, attended_distance_histogram(d, 8, 20)[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0, attended_distance_histogram(d, 9, 20)[0]);  // λ = 9 is not > 9
     // a distance on a bin's lower edge is in that bin: query 99 looking 29 back, 29 / 100, at
     // 100 bins is in bin 29 (0.29 * 100 in doubles is 28.999...)
     d.examples[0] = one_hot_example(100, 1, 1, 99, 200, [](int t) { return t == 99 ? 70 : t; });
     std::vector<double> edge = attended_distance_histogram(d, 8, 100);
-    TEST_ASSERT_EQUAL_INT(1, edge[29]);
-    TEST_ASSERT_EQUAL_INT(0, edge[28]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 1, edge[29]);
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0, edge[28]);
     // keys tied for the largest probability share the query: query 4 of a 5-token example
     // spreading evenly over keys 0..4 puts 1/5 at each distance 0, 1/5, .., 4/5 (bins 0, 4, .., 16)
     d.examples[0] = one_hot_example(5, 1, 1, 4, 9, to_self);
@@ -481,12 +481,14 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
 // ----------------------------------------------------------------------------
 // a real model
 
-// a tiny copy_cmc run of `pe` (4 steps) in dir/run: its model.bin
+// a tiny copy_cmc run of `pe` (4 steps, or `steps` at lr 1e-2: one that answers some) in
+// dir/run: its model.bin
 static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false, int random_positions = 0,
-                                      const char* task = "copy_cmc") {
+                                      const char* task = "copy_cmc", int steps = 4) {
     RunConfig c;
     c.task = task, c.pe = pe, c.pe_per_layer = pe_per_layer, c.random_positions = random_positions;
-    c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = 4, c.eval_every = 2, c.batch = 8;
+    c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = steps, c.eval_every = steps / 2, c.batch = 8;
+    if (steps > 4) c.lr = 1e-2;
     c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
     c.out = dir + "/run";
     Run r(&c);
@@ -529,7 +531,7 @@ static void test_dump_attention_of_a_trained_model(void) {
                     double sum = 0;
                     for (int j = 0; j <= t; j++) sum += row[j];
                     TEST_ASSERT_DOUBLE_WITHIN(1e-5, 1.0, sum);
-                    for (int j = t + 1; j < e.T; j++) TEST_ASSERT_EQUAL_INT(0, row[j]);
+                    for (int j = t + 1; j < e.T; j++) TEST_ASSERT_DOUBLE_WITHIN(0, 0, row[j]);
                 }
     // the probabilities are the model's: a fresh forward of the first example gives them again
     RunConfig again;
@@ -672,7 +674,7 @@ static void check_cope_dump(bool pe_per_layer) {
                         p += 1 / (1 + exp(-qk));
                         TEST_ASSERT_DOUBLE_WITHIN(1e-5 * p, p, row[j]);
                     }
-                    for (int j = t + 1; j < e->T; j++) TEST_ASSERT_EQUAL_INT(0, row[j]);
+                    for (int j = t + 1; j < e->T; j++) TEST_ASSERT_DOUBLE_WITHIN(0, 0, row[j]);
                 }
     }
     TEST_ASSERT_EQUAL_INT(2, d.examples.back().split);
@@ -943,13 +945,16 @@ static bool writes_gold(Model* m, const std::vector<int>& tokens, int from, int 
 static void test_place_patch_counts_the_examples_it_compares(void) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    for (const char* task : {"reverse", "copy_cmc"}) {
+    // reverse: every donor shares the answer's first words; copy_cmc: almost none does (its random
+    // words); copy, trained 100 steps: every donor does, and the model answers some right
+    const struct { const char* task; int steps; } cases[] = {{"reverse", 4}, {"copy_cmc", 4}, {"copy", 100}};
+    for (const auto& [task, steps] : cases) {
         bool reversing = strcmp(task, "reverse") == 0;
         RunConfig c;
         Run r(&c);
-        load_quietly(&r, tiny_trained_model(dir + "/" + task, "alibi", false, 0, task));
+        load_quietly(&r, tiny_trained_model(dir + "/" + task, "alibi", false, 0, task, steps));
         const Split& test = test_split(r);
-        const int P = donor_length(valid_split(r));
+        const int P = donor_length(train_split(r));
         for (int words : {1, 3}) {
             if (!reversing && words > 1) continue;  // a copy donor's later words match the long ones' by chance only
             PatchCounts range = place_patch(&r, test.size(), words, {length_range(6, 8)})[0];
@@ -973,7 +978,9 @@ static void test_place_patch_counts_the_examples_it_compares(void) {
             TEST_ASSERT_EQUAL_INT(left_out, range.unmatched);
             TEST_ASSERT_EQUAL_INT(as_is, range.right[PATCH_NONE]);
             TEST_ASSERT_EQUAL_INT(donor, range.right[PATCH_DONOR]);
-            TEST_ASSERT_TRUE(reversing ? left_out == 0 && compared > 0 : left_out > 0);
+            if (reversing) TEST_ASSERT_TRUE(left_out == 0 && compared > 0);
+            if (strcmp(task, "copy_cmc") == 0) TEST_ASSERT_TRUE(left_out > 0);
+            if (strcmp(task, "copy") == 0) TEST_ASSERT_TRUE(0 < as_is && as_is < compared && donor > 0);  // counts that can be wrong
         }
     }
 }

@@ -37,6 +37,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <type_traits>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -126,8 +127,12 @@ static inline std::string unity_with(const std::string& detail, const char* mess
 #define TEST_ASSERT_FALSE(cond) TEST_ASSERT_MESSAGE(!(cond), "!(" #cond ")")
 #define TEST_FAIL_MESSAGE(msg) UNITY_CHECK(false, std::string(msg))
 
+// integers only: a float cast to long long truncates, so 0.5 would "equal" 0 (compare it as a double)
 #define TEST_ASSERT_EQUAL_INT_MESSAGE(expected, actual, msg)                                        \
     do {                                                                                         \
+        static_assert(!std::is_floating_point<std::decay_t<decltype(expected)>>::value &&        \
+                          !std::is_floating_point<std::decay_t<decltype(actual)>>::value,        \
+                      "TEST_ASSERT_EQUAL_INT compares integers: a float would be truncated");   \
         long long unity_e = (long long)(expected), unity_a = (long long)(actual);                \
         UNITY_CHECK(unity_e == unity_a,                                                          \
                     unity_with(unity_format("Expected %lld Was %lld", unity_e, unity_a), msg));  \
