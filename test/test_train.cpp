@@ -396,18 +396,31 @@ static void test_adamw_follows_hf_transformers_formulas(void) {
 
 // The paper's trainer exempted parameters named "*bias*" from weight decay: T5's bias table is
 // one, the norm weights are not. With a zero gradient, decay is all an update does.
-static void test_weight_decay_spares_the_t5_table_only(void) {
-    Model m;
-    model_init(&m, ModelConfig{1, 8, 2, 8, 5, 4, PE_T5, 0.25f, 0.0f}, 1, 3);
-    OptimConfig o;
-    std::vector<float> p0 = m.params;
-    std::fill(m.grads.begin(), m.grads.end(), 0.0f);
-    adamw_update(&m, o, 1e-2, 1);
-    for (int id = 0; id < NUM_PARAMS; id++) {
-        size_t at = m.layout.at(id, 0);
-        double expected = id == P_PE_TABLE ? p0[at] : p0[at] * (1 - 1e-2 * 0.05);
-        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-7, expected, m.params[at], PARAMS[id].name);
-    }
+// AdamW's decay spares the positional tables (T5's, the later PEs', learned APE's, Abacus's) and
+// decays every other value: written here as a list, not read from PARAMS' flags
+static void test_weight_decay_spares_the_positional_tables_only(void) {
+    for (PEKind kind : {PE_T5, PE_FIRE, PE_APE_LEARNED})
+        for (bool abacus : {false, true}) {
+            ModelConfig c{2, 8, 2, 8, 5, 4, kind, 0.25f, 0.0f};
+            c.abacus = abacus;
+            Model m;
+            model_init(&m, c, 1, 3);
+            OptimConfig o;
+            std::vector<float> p0 = m.params;
+            std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+            adamw_update(&m, o, 1e-2, 1);
+            int spared = 0;
+            for (int id = 0; id < NUM_PARAMS; id++)
+                for (int l = 0; l < (PARAMS[id].per_layer ? c.L : 1); l++)
+                    for (size_t i = 0; i < param_numel(c, id); i++) {
+                        size_t at = m.layout.at(id, l) + i;
+                        bool positional = id == P_PE_TABLE || id == P_ABACUS;
+                        spared += positional;
+                        double expected = positional ? p0[at] : p0[at] * (1 - 1e-2 * o.weight_decay);
+                        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-7, expected, m.params[at], PARAMS[id].name);
+                    }
+            TEST_ASSERT_TRUE(spared > 0 && (!abacus || param_numel(c, P_ABACUS) > 0));  // the spared tables were there
+        }
 }
 
 // KERPLE's values are clamped into their range before the update, as the official code clamps
@@ -892,6 +905,24 @@ static void test_model_bin_is_the_best_validation_checkpoint(void) {
     TEST_ASSERT_EQUAL_INT(best_step, h[R_STEP]);
 }
 
+// the rule itself, on scores that move (a short run's validations may all score 0): a higher
+// accuracy replaces model.bin, an equal one later does not (the paper's trainer kept the first)
+static void test_model_bin_keeps_the_first_step_of_the_best_accuracy(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 16);
+    Run r(&c);
+    prepare_quietly(&r);
+    const double accuracy[] = {0.1, 0.3, 0.3, 0.2};  // at steps 2, 4, 6, 8
+    for (int k = 0; k < 4; k++) {
+        r.progress.step = 2 * (k + 1);
+        save_checkpoints(&r, accuracy[k]);
+    }
+    Header h = read_checkpoint_header(dir + "/model.bin");
+    TEST_ASSERT_EQUAL_INT(4, h[R_STEP]);
+    TEST_ASSERT_EQUAL_INT(4, r.progress.best_step);
+    TEST_ASSERT_EQUAL_INT(8, read_checkpoint_header(dir + "/state.bin")[R_STEP]);
+}
+
 // the debug state holds what README documents; its loss is recomputed here from its own logits
 static void test_dump_state_follows_the_documented_layout(void) {
     std::string dir = temp_dir();
@@ -1156,7 +1187,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_bench_times_whole_pools_of_the_first_steps);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
-    RUN_TEST(test_weight_decay_spares_the_t5_table_only);
+    RUN_TEST(test_weight_decay_spares_the_positional_tables_only);
     RUN_TEST(test_adamw_moves_a_kerple_value_from_its_bound);
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
@@ -1176,6 +1207,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_resume_drops_a_torn_last_row_of_the_log);
     RUN_TEST(test_evaluation_prints_progress_lines_in_a_log);
     RUN_TEST(test_model_bin_is_the_best_validation_checkpoint);
+    RUN_TEST(test_model_bin_keeps_the_first_step_of_the_best_accuracy);
     RUN_TEST(test_dump_state_follows_the_documented_layout);
     RUN_TEST(test_a_saved_run_refuses_flags_that_would_change_it);
     RUN_TEST(test_token_accuracy_counts_every_target_token_once);
