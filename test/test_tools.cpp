@@ -490,12 +490,12 @@ static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     }
     TEST_ASSERT_MESSAGE(least_same < 1 && least_alike < 1, r.out.c_str());
 
-    // A bf16 run's reorderings are asked in bf16 too, as its decoding computed (trained_arithmetic:
-    // ./train --load --answer --precision bf16), and its table made as any other's
+    // A bf16 run is decoded, and its reorderings asked, in bf16 (trained_arithmetic): the shell's
+    // trace shows both ./train commands given --precision bf16
     Result bf16 = shell("./train" + data + " --steps 2 --eval-every 2 --pe nope --precision bf16 --out " + root + "/sum-bf16 > /dev/null && " +
-                        "dev/shuffle_answers.sh --examples 5 --threads 1 " + root + "/sum-bf16");
+                        "bash -x dev/shuffle_answers.sh --examples 5 --threads 1 " + root + "/sum-bf16 2>&1 | grep '/train --load'");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, bf16.status, bf16.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(bf16.out, "split"), bf16.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(bf16.out, "--precision bf16 --sample 5") && contains(bf16.out, "--precision bf16 --answer"), bf16.out.c_str());
 
     std::string other = root + "/copy-run", decoding = root + "/decoding.txt";
     make_copy_run(other);
