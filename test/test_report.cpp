@@ -885,6 +885,11 @@ static void test_single_run_plot_has_both_axis_titles_and_shaded_training_length
     TEST_ASSERT(svg.find(">exact-match accuracy</text>") != std::string::npos);
     TEST_ASSERT(svg.find(">training lengths</text>") != std::string::npos);
     TEST_ASSERT_EQUAL_INT(2, count_of(svg, "<polyline"));
+    // the band covers lengths 2-3 (training's, with half a length each side): from x(1.5) to
+    // x(3.5) on the plot's axis of 1.5-5.5
+    SvgPlot axis(1.5, 5.5, "");
+    std::string band = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\"", axis.x(1.5), axis.y(axis.y_hi), axis.x(3.5) - axis.x(1.5));
+    TEST_ASSERT_MESSAGE(svg.find(band) != std::string::npos && count_of(svg, "fill-opacity=\"0.07\"") == 2, svg.c_str());  // and its legend swatch
 }
 
 // the length axis is labelled at a round step: every 5 over 1-40, and about ten labels however
