@@ -216,9 +216,19 @@ static void test_learned_pes_initialise_as_their_papers(void) {
         pe_init_params(kind, p.data(), C, NH, max_pos, &rng);
         if (kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER) {
             double r1_max = kind == PE_KERPLE_LOG ? 2 : 1;  // log: r1 ~ U(0, 2), r2 ~ U(0, 1); power the other way
+            double mean[2] = {0, 0}, largest[2] = {0, 0};
             for (int h = 0; h < NH; h++) {
                 TEST_ASSERT_TRUE(p[h] >= 0 && p[h] < r1_max);
                 TEST_ASSERT_TRUE(p[NH + h] >= 0 && p[NH + h] < 3 - r1_max);
+                for (int r = 0; r < 2; r++) mean[r] += p[r * NH + h] / NH, largest[r] = std::max(largest[r], (double)p[r * NH + h]);
+            }
+            // uniform over the whole range, not a part of it: 256 draws put the mean within 0.06 of
+            // the range from its middle (3.3 standard deviations) and the largest within 3% of its
+            // top (all 256 below would have a chance of 0.97^256, 4 in 10,000)
+            for (int r = 0; r < 2; r++) {
+                double top = r == 0 ? r1_max : 3 - r1_max;
+                TEST_ASSERT_DOUBLE_WITHIN(0.06 * top, top / 2, mean[r]);
+                TEST_ASSERT_TRUE(largest[r] > 0.97 * top);
             }
         }
         if (kind == PE_FIRE) {
