@@ -235,7 +235,7 @@ static inline const Alphabet& copy_alphabet() {
     return alphabet;
 }
 static const int COPY_SYMBOLS = 100;  // rsc, cmc and reverse draw from the whole list
-static const int RDC_SYMBOLS = 78;    // rdc draws ordered pairs of distinct words from the first 78
+static const int RDC_SYMBOLS = 78;    // rdc deals ordered pairs of distinct words from the first 78
 
 enum CopyVariant { COPY_RSC, COPY_RSC2X, COPY_RDC, COPY_CMC, COPY_CMC2X, REVERSE_MC, REVERSE_MC2X, REVERSE_MCRV };
 
