@@ -158,8 +158,9 @@ static void test_the_recovered_position_does_not_depend_on_the_words(void) {
     }
 }
 
-// Without <bos>, the marker is gone and the construction says nothing: every position reads 0
-// (the ratio falls off the interpolation grid), which is why the proof needs the first token.
+// Without <bos>, the marker is gone and the construction says nothing: every position reads
+// the same value (the interpolation's extension to a ratio of 0, below its grid), whatever its
+// place, which is why the proof needs the first token.
 static void test_without_bos_the_first_layer_learns_nothing_of_position(void) {
     Model m;
     blank_model(&m);
@@ -167,7 +168,14 @@ static void test_without_bos_the_first_layer_learns_nothing_of_position(void) {
     std::vector<int> tokens = random_sequence(4);
     tokens[0] = 3;  // a word where <bos> was
     model_forward(&m, tokens.data(), nullptr, 1, LONGEST, NO_DROPOUT);
-    for (int t = 0; t < LONGEST; t += 97) TEST_ASSERT_DOUBLE_WITHIN(1e-9, 0.0, m.act(A_RES_IN, 1)[(size_t)t * WIDTH + MARKER]);
+    const double* first = m.act(A_RES_IN, 1);
+    for (int t = 0; t < LONGEST; t++) {
+        const double* x = first + (size_t)t * WIDTH;
+        TEST_ASSERT_DOUBLE_WITHIN(1e-9, 0.0, x[MARKER]);
+        TEST_ASSERT_GREATER_THAN(0, x[POS_ONE]);
+        // the position read is position 0's at every t
+        TEST_ASSERT_DOUBLE_WITHIN(1e-9 * first[POS] / first[POS_ONE], first[POS] / first[POS_ONE], x[POS] / x[POS_ONE]);
+    }
 }
 
 // Layer 2 on top: every token attends to the one before it (probability above 0.99, the
