@@ -86,6 +86,7 @@ run_one() {  # ROOT INDEX THREADS DEVICE
     case $? in
         0) ;;
         1) echo "skipped: another process is running it (it holds $lock)"; return 0 ;;
+        127) echo "failed: flock (util-linux) is not on this node's PATH"; return 1 ;;
         *) echo "failed: flock could not lock $lock"; return 1 ;;
     esac
     if [ -f "$dir/results.json" ]; then
@@ -335,6 +336,9 @@ clock() { printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 / 60 % 60)) $(($1 % 60)); }
 start=$SECONDS
 done_count=0 ran=0 failed=() elsewhere=()
 declare -A run_of_pid=() started_at=()
+# each run's last line ("finished", "skipped", ...), in this sweep's own directory: a second sweep
+# on the same tree has runs of the same index, whose lines must not meet these
+status_dir=$(mktemp -d "$root/logs/.status.XXXXXX") || die "can not make a directory in $root/logs"
 
 # Killed (kill, Ctrl-C), the sweep stops its runs: a script's background jobs ignore Ctrl-C, and
 # a run left going would train on with no one to count it. Each run's ./train first, then the
@@ -347,7 +351,7 @@ stop() {  # EXIT_STATUS
         kill -TERM "$pid"
     done 2> /dev/null
     wait
-    rm -f "$root"/logs/.status-*
+    rm -rf "$status_dir"
     echo "sweep $root: stopped; run it again to resume its runs" >&2
     exit "$1"
 }
@@ -382,8 +386,8 @@ wait_for_one() {
     wait -n -p pid
     status=$?
     local index=${run_of_pid[$pid]}
-    finished "$index" $status "$(tail -n 1 "$root/logs/.status-$index")"
-    rm -f "$root/logs/.status-$index"
+    finished "$index" $status "$(tail -n 1 "$status_dir/$index")"
+    rm -f "$status_dir/$index"
     unset "run_of_pid[$pid]"
 }
 
@@ -391,10 +395,11 @@ echo "sweep $root: $total runs, $jobs at a time, $threads threads each, device $
 for index in "${indices[@]}"; do
     while [ ${#run_of_pid[@]} -ge "$jobs" ]; do wait_for_one; done
     started_at[$index]=$SECONDS
-    run_one "$root" $index "$threads" "$device" > "$root/logs/.status-$index" &
+    run_one "$root" $index "$threads" "$device" > "$status_dir/$index" &
     run_of_pid[$!]=$index
 done
 while [ ${#run_of_pid[@]} -gt 0 ]; do wait_for_one; done
+rmdir "$status_dir"
 echo "sweep $root: $((total - ${#failed[@]} - ${#elsewhere[@]})) of $total runs finished in $(clock $((SECONDS - start)))${elsewhere[*]:+; ${#elsewhere[@]} left to the processes running them}"
 
 if [ $report -eq 1 ]; then

@@ -163,6 +163,22 @@ static void test_a_run_another_process_holds_is_skipped(void) {
     TEST_ASSERT_FALSE(exists(root + "/copy-nope-s7"));
 }
 
+// Two sweeps of one tree at once: the second skips the run the first holds, and the first still
+// counts its run as finished (each sweep's status lines in its own directory: shared, the
+// second's skip overwrote the first's line and the first reported its run FAILED)
+static void test_two_sweeps_of_one_tree_each_count_their_own_runs(void) {
+    std::string root = temp_dir() + "/twice", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
+                                                    " -- --steps 300 --eval-every 150 --train-size 500 --valid-size 40 --test-size 40";
+    Result r = shell("{ " + sweep + " > " + root + ".first 2>&1 & first=$!; "
+                     "until [ -s " + root + "/logs/copy-nope-s7.log ]; do sleep 0.05; done; " +
+                     sweep + " > " + root + ".second 2>&1; second=$?; wait $first; echo \"first $? second $second\"; "
+                     "cat " + root + ".first " + root + ".second; ls -A " + root + "/logs; }");
+    TEST_ASSERT_MESSAGE(contains(r.out, "first 0 second 0\n"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] copy-nope-s7: finished in ") && contains(r.out, "[1/1] copy-nope-s7: skipped: another process is running it"),
+                        r.out.c_str());
+    TEST_ASSERT_MESSAGE(!contains(r.out, ".status"), r.out.c_str());  // neither left its status directory behind
+}
+
 // The thread count is checked on the run's own `device:` line, the last of its log: a resumed run's
 // log holds its earlier attempts' too. Here an earlier line claims the count asked for (0, which
 // no run reports: 0 asks for all the cores), and the resumed run's own line must fail the check.
@@ -546,6 +562,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_lists_with_an_empty_or_repeated_item_are_refused);
     RUN_TEST(test_a_killed_sweep_stops_its_runs);
     RUN_TEST(test_a_run_another_process_holds_is_skipped);
+    RUN_TEST(test_two_sweeps_of_one_tree_each_count_their_own_runs);
     RUN_TEST(test_a_resumed_run_is_checked_by_its_own_device_line);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
