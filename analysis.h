@@ -620,10 +620,10 @@ inline PositionProbe position_probe(const AttentionDump& d, int state, int fit_s
         else if (e.split == DUMP_VALID || e.split == DUMP_TEST) read.push_back(&e);
     }
     if (rows.size() < 2) fail("the probe needs %s examples to fit: the dump has %d", fit_split == DUMP_VALID ? "valid" : "test", seen);
-    // fewer equations than unknowns: least squares would fit any positions exactly, and its
-    // errors on the rest would read as a finding
-    if ((int)rows.size() <= d.C)
-        fail("the probe fits %d weights to %zu prompt tokens: too few (a larger --dump-per-length)", d.C, rows.size());
+    // no more equations than unknowns (C weights and a bias): least squares would fit any
+    // positions exactly, and its errors on the rest would read as a finding
+    if ((int)rows.size() <= d.C + 1)
+        fail("the probe fits %d weights and a bias to %zu prompt tokens: too few (a larger --dump-per-length)", d.C, rows.size());
     probe.fit = least_squares(rows, positions, d.C);
     probe.fitted = (long)rows.size();
     for (const AttentionExample* e : read)

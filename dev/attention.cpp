@@ -171,9 +171,9 @@ struct AttentionCommand {
     void (*run)(const AttentionArgs& a);
 };
 
-static AttentionArgs parse_attention_args(int argc, char** argv, const AttentionCommand& command) {
-    static const std::vector<std::string> every_option = {"--paper-jsd", "--min-length", "--bins", "--split", "--by",
-                                                          "--ranges", "--edges", "--keys", "--length", "--fit"};
+// every_option: the options of all the commands (ATTENTION_COMMANDS, below)
+static AttentionArgs parse_attention_args(int argc, char** argv, const AttentionCommand& command,
+                                          const std::vector<std::string>& every_option) {
     AttentionArgs a;
     for (int i = 2; i < argc; i++) {
         std::string arg = argv[i];
@@ -595,9 +595,16 @@ static const AttentionCommand ATTENTION_COMMANDS[] = {
 
 static void attention_main(int argc, char** argv) {
     std::string name = argc > 1 ? argv[1] : "";
+    std::vector<std::string> every_option;
+    std::string names;
+    for (const AttentionCommand& command : ATTENTION_COMMANDS) {
+        for (const std::string& option : command.options)
+            if (std::find(every_option.begin(), every_option.end(), option) == every_option.end()) every_option.push_back(option);
+        names += std::string(names.empty() ? "" : " ") + command.name;
+    }
     for (const AttentionCommand& command : ATTENTION_COMMANDS)
-        if (name == command.name) return command.run(parse_attention_args(argc, argv, command));
-    fail("unknown command '%s' (valid: distance histogram attends span scores positions probe; --help says more)", name.c_str());
+        if (name == command.name) return command.run(parse_attention_args(argc, argv, command, every_option));
+    fail("unknown command '%s' (valid: %s; --help says more)", name.c_str(), names.c_str());
 }
 
 #ifndef TESTING

@@ -469,11 +469,12 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
     // so however a line reads it, positions 10-19 get one prediction, wrong by 2.5 on average at best
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, position_probe(d, 0, DUMP_TEST).error(DUMP_TEST, 10, 19));
     TEST_ASSERT_TRUE(position_probe(d, 1, DUMP_TEST).error(DUMP_TEST, 10, 19) >= 2.5 - 1e-9);
-    // two fitted prompt tokens for two weights: any positions would fit, so the probe refuses
+    // three fitted prompt tokens for two weights and a bias: any positions would fit, so the
+    // probe refuses
     AttentionDump few = d;
     few.examples.resize(2);  // valid example 0 (4 prompt tokens) and a test one
-    few.examples[0].prompt_len = 2;
-    TEST_ASSERT_THROWS_WITH(position_probe(few, 0), "the probe fits 2 weights to 2 prompt tokens: too few");
+    few.examples[0].prompt_len = 3;
+    TEST_ASSERT_THROWS_WITH(position_probe(few, 0), "the probe fits 2 weights and a bias to 3 prompt tokens: too few");
     d.C = 0;
     TEST_ASSERT_THROWS_WITH(position_probe(d, 0), "the dump holds no residual stream (it was written before version 3)");
 }
@@ -883,7 +884,7 @@ static void test_place_patch_edits_keep_their_identities(void) {
     load_quietly(&r, tiny_trained_model(dir, "alibi", false, 0, "reverse"));
     Model* m = &r.model;
     const Split &valid = valid_split(r), &test = test_split(r);
-    const int L = m->config.L, V = m->config.V, P = donor_length(valid), words = 3;
+    const int L = m->config.L, V = m->config.V, P = donor_length(train_split(r)), words = 3;
     int i = 0;
     while (test.prompt_len[i] <= P) i++;
     PatchCase pc;
