@@ -35,6 +35,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "report.h"
@@ -91,8 +92,14 @@ struct AttentionDump {
 // probabilities, with has_positions L·NH·T·T float32 positions, and with C > 0 (L + 1)·T·C
 // float32 states. (Version 2 had no C nor states; version 1 no words, positions or table either,
 // nor the header fields that count them.)
+// Written whole or not at all (FILE.tmp, then renamed over FILE): a dump that exists is complete,
+// so a script may keep one and use it again. A path that is not a file (/dev/null, a pipe) is
+// written as it is: a rename would put a file in its place.
 inline void write_attention_dump(const std::string& path, const AttentionDump& d) {
-    FILE* f = fopen(path.c_str(), "wb");
+    struct stat st;
+    bool special = stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+    std::string tmp = special ? path : path + ".tmp";
+    FILE* f = fopen(tmp.c_str(), "wb");
     if (!f) fail("can not write %s: %s", path.c_str(), strerror(errno));
     auto ints = [&](std::vector<int32_t> v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
     auto floats = [&](const std::vector<float>& v) { return fwrite(v.data(), 4, v.size(), f) == v.size(); };
@@ -105,7 +112,11 @@ inline void write_attention_dump(const std::string& path, const AttentionDump& d
                   floats(e.probs) && (!d.has_positions || floats(e.positions)) && (d.C == 0 || floats(e.states));
     written = written && fflush(f) == 0;
     int error = errno;
-    if (fclose(f) != 0 || !written) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
+    if (fclose(f) != 0 || !written || (!special && rename(tmp.c_str(), path.c_str()) != 0)) {
+        error = written ? errno : error;
+        if (!special) remove(tmp.c_str());
+        fail("can not write %s: %s", path.c_str(), strerror(error));
+    }
 }
 
 inline AttentionDump read_attention_dump(const std::string& path) {

@@ -1345,7 +1345,7 @@ static void dump_attention(Run* r) {
         }
     }
     write_attention_dump(c.dump_attention, dump);
-    for (SplitKind kind : {SPLIT_VALID, SPLIT_TEST}) {
+    for (SplitKind kind : {SPLIT_VALID, SPLIT_TEST}) {  // the heatmaps after it: FILE.test.svg is written last
         const AttentionExample* first = nullptr;
         for (const AttentionExample& e : dump.examples)
             if (!first && e.split == kind) first = &e;

@@ -23,16 +23,14 @@ for pe in "${pes[@]}"; do need "$task-$pe-s$seed"; done
 need "$task-nope-s$other"
 mkdir -p "$sweep/attention" "$out"
 
-# run name -> its dump (FILE, FILE.valid.svg and FILE.test.svg), made again only when its model.bin
-# is newer (the run trained on since). It is written under another name and moved into place,
-# FILE last, so that one cut short (killed, a full disk) is never taken for a whole one. It runs
-# in a command substitution, where set -e does not reach: it returns a failure itself.
+# run name -> its dump (FILE, FILE.valid.svg and FILE.test.svg), made again unless FILE.test.svg,
+# which ./train writes last (after FILE, which it writes whole), is newer than its model.bin: a
+# dump cut short (killed, a full disk) or older than its run's model is made again. It runs in
+# a command substitution, where set -e does not reach: it returns a failure itself.
 dump() {
     local model=$sweep/$1/model.bin file=$sweep/attention/$1.bin
-    if [ ! "$file" -nt "$model" ]; then
-        ./train --load "$model" --dump-attention "$file.partial" > /dev/null &&
-            mv "$file.partial.valid.svg" "$file.valid.svg" && mv "$file.partial.test.svg" "$file.test.svg" &&
-            mv "$file.partial" "$file" || return
+    if [ ! "$file.test.svg" -nt "$model" ]; then
+        ./train --load "$model" --dump-attention "$file" > /dev/null || return
     fi
     echo "$file"
 }

@@ -27,9 +27,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # LABEL=DUMP for each model there is: RUN_DIR<TAB>LABEL lines on stdin (a path may hold spaces).
-# A dump is written under another name and moved into place, FILE last, so that one cut short
-# (killed, a full disk) is never taken for a whole one; one older than its model.bin (a run that
-# trained on since) is made again. It runs in a pipeline into a file, whose status set -e checks.
+# A dump is made again unless FILE.test.svg, which ./train writes last (after FILE, which it
+# writes whole), is newer than its model.bin: one cut short (killed, a full disk) or older than
+# its run's model is made again. It runs in a pipeline into a file, whose status set -e checks.
 dumps() {
     local run label file
     while IFS=$'\t' read -r run label; do
@@ -38,11 +38,8 @@ dumps() {
             continue
         fi
         file=$kept/$(basename "$(dirname "$run")")-$label.bin
-        if [ ! "$file" -nt "$run/model.bin" ]; then
-            ./train --load "$run/model.bin" --dump-attention "$file.partial" > /dev/null
-            mv "$file.partial.valid.svg" "$file.valid.svg"
-            mv "$file.partial.test.svg" "$file.test.svg"
-            mv "$file.partial" "$file"
+        if [ ! "$file.test.svg" -nt "$run/model.bin" ]; then
+            ./train --load "$run/model.bin" --dump-attention "$file" > /dev/null
         fi
         echo "$label=$file"
     done

@@ -141,7 +141,14 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_EQUAL_INT(1, back.examples[1].prompt_len);
     TEST_ASSERT_EQUAL_INT(0, truncate(path.c_str(), 100));
     TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "is truncated");
+    // written whole, by way of FILE.tmp, which is gone after; a path that is not a file is written
+    // as it is (a full disk named by its error; /dev/null stays a device, not a file renamed over it)
+    TEST_ASSERT_FALSE(access((path + ".tmp").c_str(), F_OK) == 0);
     TEST_ASSERT_THROWS_WITH(write_attention_dump("/dev/full", d), "can not write /dev/full: No space left on device");
+    write_attention_dump("/dev/null", d);
+    struct stat null_device;
+    TEST_ASSERT_TRUE(stat("/dev/null", &null_device) == 0 && S_ISCHR(null_device.st_mode));
+    TEST_ASSERT_THROWS_WITH(write_attention_dump("/nonexistent/dump.bin", d), "can not write /nonexistent/dump.bin: No such file or directory");
     // sizes that ask for 2^58 bytes of probabilities: refused as truncated, before any allocation
     FILE* f = fopen(path.c_str(), "wb");
     std::vector<int32_t> huge = {ATTENTION_DUMP_MAGIC, ATTENTION_DUMP_VERSION, 4096, 4096, 1, 0, 0, 0, SPLIT_TEST, 0, 1, 0, 65536};

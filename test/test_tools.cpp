@@ -130,14 +130,17 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
         TEST_ASSERT_MESSAGE(exists(sweep + "/attention/copy-" + pe + "-s256788.bin"), pe);
     }
     TEST_ASSERT_TRUE(exists(sweep + "/attention/copy-nope-s234054.bin"));
-    // a dump older than its model.bin (here cut short: a dump killed midway, or made while the run
-    // trained on) is made again, not read; none is left under its temporary name
+    // a dump is made again, not read, where its FILE.test.svg (./train's last write) is missing (a
+    // dump killed midway) or older than its model.bin (made while the run trained on); here the
+    // dump itself is spoilt too, which a remade one mends. None is left under its temporary name.
     std::string dump = sweep + "/attention/copy-t5-s256788.bin";
-    TEST_ASSERT_EQUAL_INT(0, shell("{ printf cut > " + dump + "; } && touch -d '1 minute ago' " + dump).status);
-    r = shell("dev/analyses.sh " + sweep + " copy " + out);
-    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    TEST_ASSERT_GREATER_THAN(1000, read_file(dump).size());
-    TEST_ASSERT_FALSE(exists(dump + ".partial"));
+    for (const char* spoil : {"rm ", "touch -d '1 minute ago' "}) {
+        TEST_ASSERT_EQUAL_INT(0, shell("{ printf cut > " + dump + "; } && " + spoil + dump + ".test.svg").status);
+        r = shell("dev/analyses.sh " + sweep + " copy " + out);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+        TEST_ASSERT_GREATER_THAN(1000, read_file(dump).size());
+        TEST_ASSERT_FALSE(exists(dump + ".tmp"));
+    }
     Result bad = shell("dev/analyses.sh " + sweep);
     TEST_ASSERT_EQUAL_INT(1, bad.status);
     TEST_ASSERT_MESSAGE(contains(bad.out, "usage: dev/analyses.sh SWEEP TASK OUT"), bad.out.c_str());
