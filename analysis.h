@@ -47,8 +47,9 @@ static const int32_t ATTENTION_DUMP_MAGIC = 20261124;
 // 2 added the words and CoPE's positions and table, 3 the residual stream; 1 and 2 still read
 static const int32_t ATTENTION_DUMP_VERSION = 3;
 // the most words a dump's vocabulary may have, and a dump without words the largest token + 1:
-// the analyses keep a count or a sum per word
-static const int32_t MAX_DUMP_WORDS = 1 << 20;
+// a model's own bound on its vocabulary (MAX_DIM in model.h), since some analyses keep a count
+// or a sum per word
+static const int32_t MAX_DUMP_WORDS = 1 << 16;
 
 // an example's split, as SplitKind (tasks.h, which the dev/ tools do not include) numbers it
 static const int DUMP_VALID = 1, DUMP_TEST = 2;
@@ -330,21 +331,20 @@ enum QueryGroup { BY_WORD, BY_INDEX };
 
 // One head's attention over those queries (of the examples of one split, or of all: split 0),
 // grouped by word or by index: for each group, how many queries, and the attention mass on the
-// keys holding each word, summed (divide by the queries for the mean).
+// keys holding each word, summed (divide by the queries for the mean). Only the words a group's
+// keys hold get an entry, so the tables grow with the dump, not with its vocabulary.
 struct AttendsByQuery {
-    std::map<int, long> queries;              // group -> queries in it
-    std::map<int, std::vector<double>> mass;  // group -> key word -> summed probability
+    std::map<int, long> queries;                   // group -> queries in it
+    std::map<int, std::map<int, double>> mass;     // group -> key word -> summed probability
 };
 
 inline AttendsByQuery attends_by_query(const AttentionDump& d, int layer, int head, int split, QueryGroup by) {
-    int V = dump_vocab_size(d);
     AttendsByQuery a;
     for (const AttentionExample& e : d.examples) {
         if (split && e.split != split) continue;
         for (int t = first_answer_query(e); t <= last_answer_query(e); t++) {
             int group = by == BY_WORD ? e.tokens[t + 1] : t - first_answer_query(e);
-            std::vector<double>& mass = a.mass[group];
-            if (mass.empty()) mass.assign(V, 0);
+            std::map<int, double>& mass = a.mass[group];
             a.queries[group]++;
             const float* row = e.row(d.NH, layer, head, t);
             for (int j = 0; j <= t; j++) mass[e.tokens[j]] += row[j];

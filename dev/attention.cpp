@@ -312,13 +312,13 @@ static void histogram_command(const AttentionArgs& a) {
 // a token's word, or #id in a dump without words (version 1)
 static std::string word_of(const AttentionDump& d, int token) { return token < (int)d.words.size() ? d.words[token] : "#" + std::to_string(token); }
 
-// the indices of v's nonzero entries, largest first
-static std::vector<int> largest_first(const std::vector<double>& v) {
-    std::vector<int> order;
-    for (int k = 0; k < (int)v.size(); k++)
-        if (v[k] != 0) order.push_back(k);
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return v[x] > v[y]; });
-    return order;
+// a group's mean attention per key word, nonzero means only, largest first (ties by word)
+static std::vector<std::pair<int, double>> mean_largest_first(const std::map<int, double>& mass, long queries) {
+    std::vector<std::pair<int, double>> mean;
+    for (const auto& [word, sum] : mass)
+        if (sum != 0) mean.push_back({word, sum / queries});
+    std::stable_sort(mean.begin(), mean.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    return mean;
 }
 
 // a group of queries as attends.tsv and the printed lines name it: the word to say, or its index
@@ -341,22 +341,20 @@ static void describe_attends(const Labelled& l, int split, QueryGroup by, std::s
             for (size_t k = 0; k < groups.size(); k++) {
                 int group = groups[k].second;
                 long n = a.queries[group];
-                std::vector<double> mean = a.mass[group];
-                for (double& m : mean) m /= n;
-                std::vector<int> order = largest_first(mean);
+                std::vector<std::pair<int, double>> mean = mean_largest_first(a.mass[group], n);
                 std::string name = group_name(l, by, group);
-                for (int w : order)
-                    if (mean[w] >= 0.001)
+                for (const auto& [w, m] : mean)
+                    if (m >= 0.001)
                         *tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, name.c_str(), n,
-                                            word_of(l.dump, w).c_str(), mean[w]);
+                                            word_of(l.dump, w).c_str(), m);
                 if (by == BY_INDEX) {  // a dump whose rows hold no attention at all has no word to name
                     line += format_text("%s %s ", k ? "," : "", name.c_str()) +
-                            (order.empty() ? "-" : format_text("'%s' %.2f", word_of(l.dump, order[0]).c_str(), mean[order[0]]));
+                            (mean.empty() ? "-" : format_text("'%s' %.2f", word_of(l.dump, mean[0].first).c_str(), mean[0].second));
                     continue;
                 }
                 if (k >= 4) continue;
                 line += format_text("%s '%s' (%ld):", k ? ";" : "", name.c_str(), n);
-                for (size_t i = 0; i < order.size() && i < 3; i++) line += format_text(" '%s' %.2f", word_of(l.dump, order[i]).c_str(), mean[order[i]]);
+                for (size_t i = 0; i < mean.size() && i < 3; i++) line += format_text(" '%s' %.2f", word_of(l.dump, mean[i].first).c_str(), mean[i].second);
             }
             printf("%s%s\n", line.c_str(), by == BY_WORD && groups.size() > 4 ? "; ..." : "");
         }
