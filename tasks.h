@@ -1296,6 +1296,19 @@ static inline void check_deck_sizes(const Task& task, const LengthSplit& s, cons
              task.name, per_bin, config.test_size, test_bins, most(config.test_size, test_bins));
 }
 
+// Addition's bins are pairs of operand lengths, ordered by the first operand: a split smaller
+// than its bins would leave the pairs with the longest first operands empty, unseen since every
+// length still has examples through the second operand. So each pair must get one.
+static inline void check_operand_pair_sizes(const Task& task, const LengthSplit& s, const DataConfig& config) {
+    int train_lengths = s.train_max - task.train_min + 1, all_lengths = s.test_max - task.train_min + 1;
+    const int bins[] = {train_lengths * train_lengths, train_lengths * train_lengths, all_lengths * all_lengths - train_lengths * train_lengths};
+    const int sizes[] = {config.train_size, config.valid_size, config.test_size};
+    for (int k = 0; k < NUM_SPLITS; k++)
+        if (sizes[k] < bins[k])
+            fail("%s's %s split spreads its examples over %d pairs of operand lengths: --%s-size %d would leave some with "
+                 "none (ask for at least %d)", task.name, SPLIT_NAMES[k], bins[k], SPLIT_NAMES[k], sizes[k], bins[k]);
+}
+
 // The task's lengths under a data configuration, whose every field it checks.
 static inline LengthSplit length_split(const Task& task, const DataConfig& config) {
     LengthSplit s{task.train_min, config.train_max ? config.train_max : task.train_max,
@@ -1311,6 +1324,7 @@ static inline LengthSplit length_split(const Task& task, const DataConfig& confi
         if (sizes[k] < 1 || sizes[k] > MAX_SPLIT_SIZE)
             fail("--%s-size %d is out of range [1, %d]", SPLIT_NAMES[k], sizes[k], MAX_SPLIT_SIZE);
     if (task.deck) check_deck_sizes(task, s, config);
+    if (task.operand_pairs) check_operand_pair_sizes(task, s, config);
     check_scratchpad(task, config.scratchpad);
     check_digit_format(task, config);
     return s;
@@ -1407,6 +1421,13 @@ static inline Split enumerated_split(const Task& task, const Vocab& vocab, const
     uint64_t task_key = hash_string(task.name);
     Split pool = shuffled(kind == SPLIT_TEST ? out_of_distribution : in_distribution, rng_stream(config.seed, task_key, kind == SPLIT_TEST));
     int held_out = pool.size() / 10;
+    // the language need not hold every length: a split left empty would score 0 without a word
+    int lo = kind == SPLIT_TEST ? lengths.train_max + 1 : lengths.train_min, hi = kind == SPLIT_TEST ? lengths.test_max : lengths.train_max;
+    std::string range = format_text(lo == hi ? "%d" : "%d-%d", lo, hi);
+    if (pool.size() == 0) fail("%s has no examples of %s %s for its %s split", task.name, range.c_str(), task.length_unit, SPLIT_NAMES[kind]);
+    if (kind == SPLIT_VALID && held_out == 0)
+        fail("%s has %d examples of %s %s, too few for its valid split (a tenth of them): raise --train-max", task.name,
+             pool.size(), range.c_str(), task.length_unit);
     int first = kind == SPLIT_TRAIN ? held_out : 0;
     int available = kind == SPLIT_VALID ? held_out : pool.size() - first;
     Split split;

@@ -449,6 +449,31 @@ static void test_examples_are_spread_evenly_over_length_bins(void) {
     }
 }
 
+// A split that could not hold what it promises is refused: addition's with fewer examples than
+// pairs of operand lengths (the pairs with the longest first operands would get none, while
+// every length still had examples), SCAN's where its language has no command of the lengths
+// asked for, or too few for a valid tenth (each would score 0 without a word)
+static void test_a_split_smaller_than_its_bins_or_empty_is_refused(void) {
+    const Task& addition = find_task("addition");
+    DataConfig c;  // 8 train digits and 16 test: 64 train pairs, 256 - 64 = 192 test pairs
+    c.test_size = 191;
+    TEST_ASSERT_THROWS_WITH(length_split(addition, c), "addition's test split spreads its examples over 192 pairs of operand lengths: "
+                                                       "--test-size 191 would leave some with none (ask for at least 192)");
+    c.test_size = 192, c.valid_size = 63;
+    TEST_ASSERT_THROWS_WITH(length_split(addition, c), "addition's valid split spreads its examples over 64 pairs");
+    c.valid_size = 64, c.train_size = 64;
+    length_split(addition, c);
+
+    const Task& scan = find_task("scan");
+    DataConfig lengths;
+    lengths.train_max = 28, lengths.test_max = 29;  // no command has 29 actions
+    TEST_ASSERT_THROWS_WITH(make_dataset(scan, lengths), "scan has no examples of 29 output actions for its test split");
+    lengths.test_max = 30;
+    TEST_ASSERT_GREATER_THAN(0, make_dataset(scan, lengths).splits[SPLIT_TEST].size());
+    lengths.train_max = 1, lengths.test_max = 2;  // 6 commands of one action: a tenth is none
+    TEST_ASSERT_THROWS_WITH(make_dataset(scan, lengths), "scan has 6 examples of 1 output actions, too few for its valid split");
+}
+
 static void test_same_seed_same_data_other_seed_other_data(void) {
     for (const Task& task : TASKS) {
         Vocab v = make_vocab(task);
@@ -1222,6 +1247,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_every_example_matches_an_independent_solution);
     RUN_TEST(test_lengths_follow_the_paper_split);
     RUN_TEST(test_examples_are_spread_evenly_over_length_bins);
+    RUN_TEST(test_a_split_smaller_than_its_bins_or_empty_is_refused);
     RUN_TEST(test_same_seed_same_data_other_seed_other_data);
     RUN_TEST(test_splits_do_not_change_when_another_split_is_resized);
     RUN_TEST(test_copy_rdc_deals_each_prompt_of_a_length_once);
