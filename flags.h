@@ -290,8 +290,6 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     }
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--sample") && c->sample < 1) fail("--sample expects at least 1 example, got %d", c->sample);
-    if (given.count("--sample") && c->eval_positions == EVAL_DRAWN)
-        fail("--sample can not be combined with --eval-positions drawn: its decoding may run past the positions drawn for the gold answer");
     if (given.count("--keep-every") && c->keep_every < 1) fail("--keep-every expects at least 1 step, got %d", c->keep_every);
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (given.count("--cuda-graphs") && c->device == "cpu") fail("--cuda-graphs says how the GPU runs a step, and --device cpu uses none");

@@ -91,8 +91,8 @@ struct ModelConfig {
     // window_to see their window latest tokens (themselves included); -1: no layer. :prompt
     // (window_prompt): the prompt's queries alone, the answer's seeing the whole prefix; :sink
     // (window_sink): and the first token of their sequence (the attention sink of StreamingLLM,
-    // Xiao et al. 2023); :near (window_near), with a bias PE: that first token biased as though
-    // it stood just before the window, at distance window, not at its own.
+    // Xiao et al. 2023); :near (window_near), with a bias PE: that first token biased as the key
+    // just before the window is (distance window at positions 0..n-1), not as itself.
     int window_from = -1, window_to = -1, window = 0;
     bool window_prompt = false, window_sink = false, window_near = false;
     Precision precision = PRECISION_FP32;  // --precision: the run's setting, not the model's (no checkpoint holds it)
@@ -1189,8 +1189,8 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 // keys in a query's window, its window latest tokens (with :sink, and its sequence's first),
 // and -infinity on the others, which softmax then gives nothing. With :prompt, the answer's
 // queries keep every key. A key keeps its distance: the window masks, it does not shift; but
-// :near gives the first token outside the window the bias of distance window, the key just
-// before the window's. bias: (planes, NH, T, T) or nullptr; the result (B, NH, T, T), in m.
+// :near gives the first token outside the window the bias of the key just before the window
+// (at distance window where positions are 0..n-1; drawn positions keep their own gaps). bias: (planes, NH, T, T) or nullptr; the result (B, NH, T, T), in m.
 inline const real* window_bias(Model* m, const real* bias, int planes, const int* starts, const int* prompt_lens, int B, int T) {
     const ModelConfig& c = m->config;
     if (c.window_prompt && !prompt_lens) fail("internal error: --attention-window L:W:prompt without the prompts' lengths");

@@ -76,8 +76,9 @@ static const double APE_LEARNED_STD = 0.7071067811865476;
 
 // ----------------------------------------------------------------------------
 // T5 relative bias: one learned scalar per (bucket, head), buckets of the causal distance
-// n = i - j >= 0: exact for n < 16, then log-spaced up to distance 128, everything further in
-// bucket 31. The table lives once (layer 0 in the paper) and every layer reuses it.
+// n = i - j >= 0: exact for n < 16, then buckets 16-30 log-spaced over 16-112, and bucket 31
+// from 113 on (HF's max_distance 128 is where the log scale would reach bucket 32). The table
+// lives once (layer 0 in the paper) and every layer reuses it.
 
 static const int T5_NUM_BUCKETS = 32;   // HF T5 relative_attention_num_buckets
 static const int T5_MAX_DISTANCE = 128;  // HF 4.16 relative_attention_max_distance
@@ -203,6 +204,10 @@ inline void cope_bias_row(real* bias, const real* logits, const real* z, int n, 
     double p = 0;
     for (int j = n - 1; j >= 0; j--) {
         p += cope_gate(logits[j]);
+        if (std::isnan(p)) {  // a forward that overflowed (q or k NaN): say so, rather than read row (int)NaN
+            bias[j] = (real)NAN;
+            continue;
+        }
         CopeRead at = cope_read(p, npos);
         bias[j] = (real)(at.clamped ? z[at.f] : (1 - at.w) * z[at.f] + at.w * z[at.f + 1]);
     }
@@ -218,6 +223,10 @@ inline void cope_bias_row_backward(real* dlogits, real* dz, const real* dbias, c
     double p = 0;
     for (int j = n - 1; j >= 0; j--) {  // dp_j into dlogits[j], for now
         p += cope_gate(logits[j]);
+        if (std::isnan(p)) {  // as in the forward: the gradient is NaN, and the step is not taken
+            dlogits[j] = (real)NAN;
+            continue;
+        }
         CopeRead at = cope_read(p, npos);
         if (at.clamped) {
             dz[at.f] += dbias[j];

@@ -186,6 +186,9 @@ static void resolve_config(RunConfig* c) {
         fail("--eval-positions drawn draws positions as --random-positions does in training, and this model was trained at 0..n-1");
     if (c->eval_positions == EVAL_DRAWN && c->data.scratchpad != SCRATCHPAD_NONE)
         fail("--eval-positions drawn can not grade a scratchpad: its answer is decoded on past the positions drawn for the gold one");
+    // here, not with the flags: a resumed run's --eval-positions comes from its state.bin
+    if (c->sample > 0 && c->eval_positions == EVAL_DRAWN)
+        fail("--sample can not be combined with --eval-positions drawn: its decoding may run past the positions drawn for the gold answer");
     if (c->rope_scaling != ROPE_UNSCALED && architecture.pe != PE_ROPE) fail("--rope-scaling rescales RoPE's angles: it needs --pe rope, not %s", c->pe.c_str());  // now, before any data is built; vocabulary and length come later
     // parameters, gradients and AdamW state alone: a model too large for any machine is refused
     // before its data is built (make_model checks everything, activations included)
@@ -409,6 +412,12 @@ static void make_model(Run* r, const ModelConfig& mc) {
 #ifdef __CUDACC__
     if (gpu) check_fits("the GPU", model_bytes(mc, c.batch), gpu_free_bytes(), mc, c.batch);
 #endif
+    // dropout numbers a mask's elements with 32 bits (model.h, dropout_keeps): past 2^32 a
+    // batch's later attention weights (or FFN units) would repeat its earlier ones' masks
+    double mask_elements = std::max((double)c.batch * mc.NH * mc.max_T * mc.max_T, (double)c.batch * mc.max_T * mc.F);
+    if (mc.dropout > 0 && mask_elements >= 4294967296.0)
+        fail("--dropout %g: a batch of %d sequences of up to %d tokens has %.0f elements under one mask, past the 2^32 its masks "
+             "can number: use --dropout 0, or a smaller --batch", mc.dropout, c.batch, mc.max_T, mask_elements);
     model_init(&r->model, mc, gpu ? 1 : c.batch, c.seed);
     if (mc.abacus || mc.position_coupling) r->model.is_digit = r->data.vocab.is_digit;  // before the GPU copies it
 #ifdef __CUDACC__
@@ -1385,6 +1394,13 @@ static void prepare_evaluation_dir(Run* r) {
 // two tests give it the same count. How it is evaluated is the caller's (--rope-scaling and
 // --eval-positions as given, or unscaled and counted), whatever the run validated with: a
 // resume (prepare_run) alone restores those.
+// the longest example of the data a checkpoint's run was made with: its model's sequence length
+static int own_longest_example(const Header& h) {
+    RunConfig own;
+    restore_run(h, &own);
+    return longest_example(make_dataset(find_task(own.task), own.data));
+}
+
 static Header load_run(Run* r, const std::string& path, std::set<std::string> kept = {}) {
     RunConfig* c = r->config;
     Header h = read_checkpoint_header(path);
@@ -1403,11 +1419,16 @@ static Header load_run(Run* r, const std::string& path, std::set<std::string> ke
              "every example it was trained on would change");
     resolve_config(c);
     ModelConfig mc = build_data(r);
-    size_t params = make_layout(mc).total;
-    if (kept.count("--test-max") && params != header_num_params(h))
-        fail("--test-max %d: %s has a learned row per position (or Abacus per place) for the lengths it was made for, and a model "
-             "for sequences of up to %d tokens needs %zu parameters, not its %zu: it can be tested only on the lengths it was made for",
-             c->data.test_max, path.c_str(), mc.max_T, params, header_num_params(h));
+    if (kept.count("--test-max") || kept.count("--test-size")) {
+        // a model with a learned row per position (or Abacus per place) has as many rows as its
+        // run's longest example: other test examples are read with those rows, if they fit
+        mc.max_T = std::max(mc.max_T, own_longest_example(h));
+        size_t params = make_layout(mc).total;
+        if (params != header_num_params(h))
+            fail("%s has a learned row per position (or Abacus per place) for the lengths it was made for, and these test examples "
+                 "run to %d tokens, past its run's longest: it can be tested only on the lengths it was made for",
+                 path.c_str(), longest_example(r->data));
+    }
     build_model(r, mc);
     load_checkpoint(path, h, &r->model);
     return h;
@@ -1490,7 +1511,8 @@ static void run_bench(RunConfig* c) {
     BatchSampler sampler(c->seed, train_split(r), c->sort_pool, training_rounding(*c, r.model.config.max_T));  // with --bench-seq, not read
     Batch batch;
     double seconds = 0, grad_norm = 0;
-    long real = 0, padded = 0, rows = 0;
+    long real = 0, padded = 0;
+    double padded_by_length = 0;  // sum over the timed steps of B T^2: the attention's work grows with each row's length
     for (int pass = 0; pass < 2; pass++)
         for (int step = 0; step < timed; step++) {
             bool warmup = pass == 0;
@@ -1500,6 +1522,7 @@ static void run_bench(RunConfig* c) {
                 for (int& token : batch.tokens) token = rng.between(2, BENCH_VOCAB - 1);
                 batch.targets.assign(batch.tokens.begin() + 1, batch.tokens.end());
                 batch.targets.push_back(-1);
+                for (int b = 0; b < batch.B; b++) batch.targets[(size_t)b * batch.T + batch.T - 1] = -1;  // not the next row's first
             } else {
                 training_batch(&batch, &sampler, r, step);
             }
@@ -1511,11 +1534,10 @@ static void run_bench(RunConfig* c) {
             if (last) device_profile(&r, false);
             if (warmup) continue;
             seconds += seconds_since(start);
-            real += batch.real_tokens, padded += (long)batch.B * batch.T, rows += batch.B;
+            real += batch.real_tokens, padded += (long)batch.B * batch.T, padded_by_length += (double)batch.B * batch.T * batch.T;
         }
     const ModelConfig& m = r.model.config;
-    double T = (double)padded / rows;                                            // mean padded length of a row
-    double flops = (6.0 * r.model.layout.total + 6.0 * m.L * m.C * T) * padded;  // 6N + 6LCT per token (llm.c)
+    double flops = 6.0 * r.model.layout.total * padded + 6.0 * m.L * m.C * padded_by_length;  // 6N + 6LCT per token (llm.c), T its row's
     std::string device = "CPU (" + cpu_name() + "), " + std::to_string(omp_get_max_threads()) + " threads, " + products(r) + " matrix products, " +
                          ATTENTION_NAMES[m.attention] + " attention";
     double peak = 0;
@@ -1528,8 +1550,8 @@ static void run_bench(RunConfig* c) {
     printf("%10ld tokens in the timed steps, %ld computed with their padding (%.0f%% padding)\n", real, padded, 100.0 * (padded - real) / padded);
     printf("%10.2f ms/step\n%10.0f tokens/s (real tokens)\n%10.0f tokens/s (padding included)\n", 1000 * seconds / timed, real / seconds,
            padded / seconds);
-    if (peak > 0) printf("%10.1f TFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e12);
-    else printf("%10.1f GFLOP/s (6N + 6LCT per padded token)\n", flops / seconds / 1e9);
+    if (peak > 0) printf("%10.1f TFLOP/s (6N + 6LCT per padded token, T its row's length)\n", flops / seconds / 1e12);
+    else printf("%10.1f GFLOP/s (6N + 6LCT per padded token, T its row's length)\n", flops / seconds / 1e9);
     if (peak > 0) printf("%9.1f%% MFU (of %.1f TFLOP/s, the dense %s peak)\n", 100 * flops / seconds / 1e12 / peak, peak, c->precision.c_str());
 #ifdef __CUDACC__
     if (r.gpu && r.gpu->graphs)

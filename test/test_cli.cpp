@@ -399,6 +399,9 @@ static void test_eval_positions_drawn_evaluates_each_example_at_drawn_positions(
     Result trained = train(small + " --eval-positions drawn --out " + root + "/trained");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, trained.status, trained.err.c_str());
     TEST_ASSERT_MESSAGE(read_file(root + "/trained/results.json").find("\"eval_positions\": \"drawn\",") != std::string::npos, trained.out.c_str());
+    // a resumed run takes its --eval-positions from state.bin, and --sample is refused with it, as in a new run
+    std::string problem = error_problem(train("--resume " + root + "/trained --sample 1"), "--sample can not be combined with --eval-positions drawn");
+    TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
 }
 
 // The by-length entry of `length` in results.json's `part` ("test", "test_tokens", ...), or "".
@@ -412,9 +415,9 @@ static std::string length_entry(const std::string& results, const std::string& p
 // --load --test-max --test-size: a trained model tested on longer lengths, in a directory of its
 // own. The examples of a length do not depend on the other lengths, so with the same count per
 // length (8) the two lengths both tests share give the very tallies the run's own test gave,
-// token by token; valid is the run's. Refused: a model whose parameters grow with the lengths
-// (learned APE's row per position), and one trained with index hints, which follow the test
-// lengths.
+// token by token; valid is the run's. A model whose parameters grow with the lengths (learned
+// APE's row per position) is tested on shorter lengths with the rows it has, and refused longer
+// ones; one trained with index hints, which follow the test lengths, is refused other lengths.
 static void test_load_tests_a_model_on_longer_lengths(void) {
     char pattern[] = "/tmp/test_cli_longer_XXXXXX";
     std::string root = mkdtemp(pattern), dir = root + "/run", longer = root + "/run-11";
@@ -448,6 +451,9 @@ static void test_load_tests_a_model_on_longer_lengths(void) {
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
     Result same = train("--load " + root + "/ape/model.bin --test-max 7 --test-size 32");  // its own lengths, more examples
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, same.status, same.err.c_str());
+    Result shorter = train("--load " + root + "/ape/model.bin --test-max 6");  // shorter examples: read with the rows it has
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, shorter.status, shorter.err.c_str());
+    TEST_ASSERT_MESSAGE(shorter.out.find("test 6-6") != std::string::npos, shorter.out.c_str());
     TEST_ASSERT_EQUAL_INT(0, train("--task addition --reverse-digits --index-hints --train-max 3 --test-max 5 --steps 2 --eval-every 2 --train-size 64"
                                    " --valid-size 16 --test-size 16 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --out " + root + "/hints").status);
     problem = error_problem(train("--load " + root + "/hints/model.bin --test-max 7"), "the hints follow the test lengths");

@@ -309,6 +309,16 @@ static void test_cope_counts_open_gates_and_interpolates_the_table(void) {
     const float gates_shut[3] = {-40, -40, 40};  // only the key at i opens: the others count 1
     cope_bias_row(bias, gates_shut, z, 3, 5);
     for (int j = 0; j < 3; j++) TEST_ASSERT_FLOAT_WITHIN(1e-6, 3, bias[j]);
+    // a NaN logit (a forward that overflowed) makes its key's count and every earlier key's NaN:
+    // their biases and gate gradients are NaN, the later keys' as before (no read of row (int)NaN)
+    const float overflowed[4] = {0, NAN, 0, 0};
+    float dlogits[4], dz[5] = {0, 0, 0, 0, 0};
+    const float dbias[4] = {1, 1, 1, 1};
+    cope_bias_row(bias, overflowed, z, 4, 5);
+    cope_bias_row_backward(dlogits, dz, dbias, overflowed, z, 4, 5);
+    for (int j = 0; j < 2; j++) TEST_ASSERT_MESSAGE(std::isnan(bias[j]) && std::isnan(dlogits[j]), "NaN count");
+    TEST_ASSERT_EQUAL_FLOAT(3, bias[2]);                    // p = 1
+    TEST_ASSERT_EQUAL_FLOAT(0.5f * 1 + 0.5f * 3, bias[3]);  // p = 1/2
 }
 
 static void test_unknown_pe_is_refused_with_the_valid_ones_listed(void) {

@@ -938,6 +938,8 @@ static void test_dump_state_follows_the_documented_layout(void) {
     size_t P = header_num_params(Header(h, h + HEADER_FIELDS));
     int B = h[H_RUN], T = h[H_RUN + 1], V = h[H_VOCAB];
     TEST_ASSERT_EQUAL_INT(c.batch, B);
+    TEST_ASSERT_EQUAL_INT(0, h[H_PAYLOAD_CRC]);  // README: no CRC
+    TEST_ASSERT_EQUAL_INT(0, h[H_HEADER_CRC]);
     TEST_ASSERT_EQUAL_INT(1024 + 4 * (P + 2 * (size_t)B * T + (size_t)B * T * V + 1 + P), bytes.size());
     const int* targets = (const int*)(bytes.data() + 1024 + 4 * P + 4 * (size_t)B * T);
     const float* logits = (const float*)(targets + (size_t)B * T);
