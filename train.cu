@@ -1385,6 +1385,13 @@ static void prepare_evaluation_dir(Run* r) {
     write_run_file(r->dir + "/config.json", config_json(*r));
 }
 
+// the longest example of the data a checkpoint's run was made with: its model's sequence length
+static int own_longest_example(const Header& h) {
+    RunConfig own;
+    restore_run(h, &own);
+    return longest_example(make_dataset(find_task(own.task), own.data));
+}
+
 // A saved run rebuilt as it was: its settings from the checkpoint's header, its data, and the
 // model holding the checkpoint's parameters (on the CPU): model.bin's, of the best step, or
 // state.bin's, of the latest. Returns the header.
@@ -1394,13 +1401,6 @@ static void prepare_evaluation_dir(Run* r) {
 // two tests give it the same count. How it is evaluated is the caller's (--rope-scaling and
 // --eval-positions as given, or unscaled and counted), whatever the run validated with: a
 // resume (prepare_run) alone restores those.
-// the longest example of the data a checkpoint's run was made with: its model's sequence length
-static int own_longest_example(const Header& h) {
-    RunConfig own;
-    restore_run(h, &own);
-    return longest_example(make_dataset(find_task(own.task), own.data));
-}
-
 static Header load_run(Run* r, const std::string& path, std::set<std::string> kept = {}) {
     RunConfig* c = r->config;
     Header h = read_checkpoint_header(path);
