@@ -1296,19 +1296,6 @@ static inline void check_deck_sizes(const Task& task, const LengthSplit& s, cons
              task.name, per_bin, config.test_size, test_bins, most(config.test_size, test_bins));
 }
 
-// Addition's bins are pairs of operand lengths, ordered by the first operand: a split smaller
-// than its bins would leave the pairs with the longest first operands empty, unseen since every
-// length still has examples through the second operand. So each pair must get one.
-static inline void check_operand_pair_sizes(const Task& task, const LengthSplit& s, const DataConfig& config) {
-    int train_lengths = s.train_max - task.train_min + 1, all_lengths = s.test_max - task.train_min + 1;
-    const int bins[] = {train_lengths * train_lengths, train_lengths * train_lengths, all_lengths * all_lengths - train_lengths * train_lengths};
-    const int sizes[] = {config.train_size, config.valid_size, config.test_size};
-    for (int k = 0; k < NUM_SPLITS; k++)
-        if (sizes[k] < bins[k])
-            fail("%s's %s split spreads its examples over %d pairs of operand lengths: --%s-size %d would leave some with "
-                 "none (ask for at least %d)", task.name, SPLIT_NAMES[k], bins[k], SPLIT_NAMES[k], sizes[k], bins[k]);
-}
-
 // The task's lengths under a data configuration, whose every field it checks.
 static inline LengthSplit length_split(const Task& task, const DataConfig& config) {
     LengthSplit s{task.train_min, config.train_max ? config.train_max : task.train_max,
@@ -1324,7 +1311,6 @@ static inline LengthSplit length_split(const Task& task, const DataConfig& confi
         if (sizes[k] < 1 || sizes[k] > MAX_SPLIT_SIZE)
             fail("--%s-size %d is out of range [1, %d]", SPLIT_NAMES[k], sizes[k], MAX_SPLIT_SIZE);
     if (task.deck) check_deck_sizes(task, s, config);
-    if (task.operand_pairs) check_operand_pair_sizes(task, s, config);
     check_scratchpad(task, config.scratchpad);
     check_digit_format(task, config);
     return s;
@@ -1383,17 +1369,26 @@ static inline std::vector<int> shuffled_deck(const Task& task, uint64_t seed, ui
     return deck;
 }
 
-// Generated tasks: `size` examples spread evenly over the bins (the first size % bins bins
-// get one more), each bin drawn from its own stream (or dealt from its deck: valid from the
-// bottom), then shuffled. Addition's number formats rewrite the plain prompts, drawing hint
-// offsets from a second stream per bin.
+// How many of a split's `size` examples bin k of `bins` gets: size / bins each, the first
+// size % bins one more. A split smaller than its bins gives one to every (bins / size)th bin,
+// spread over them all: the first `size` would be the shortest lengths alone, or for addition,
+// whose pairs of operand lengths run by the first operand, the shortest first operands.
+static inline int bin_count(int size, int bins, int k) {
+    if (size >= bins) return size / bins + (k < size % bins);
+    return (int)((int64_t)(k + 1) * size / bins - (int64_t)k * size / bins);
+}
+
+// Generated tasks: `size` examples spread evenly over the bins (bin_count), each bin drawn
+// from its own stream (or dealt from its deck: valid from the bottom), then shuffled.
+// Addition's number formats rewrite the plain prompts, drawing hint offsets from a second
+// stream per bin.
 static inline Split sampled_split(const Task& task, const Vocab& vocab, const DataConfig& config, SplitKind kind, int size, int lo, int hi) {
     uint64_t task_key = hash_string(task.name);
     DigitFormat format = digit_format(task, config);
     std::vector<Bin> bins = task_bins(task, lo, hi);
     Split split;
     for (size_t k = 0; k < bins.size(); k++) {
-        int count = size / (int)bins.size() + ((int)k < size % (int)bins.size());
+        int count = bin_count(size, (int)bins.size(), (int)k);
         uint64_t bin_key = (uint64_t)bins[k].a << 32 | (uint32_t)bins[k].b;
         Rng rng = rng_stream(config.seed, task_key, kind, bin_key), offsets = rng_stream(config.seed, hash_string("index hints"), kind, bin_key);
         std::vector<int> deck = task.deck ? shuffled_deck(task, config.seed, bin_key) : std::vector<int>();

@@ -449,20 +449,30 @@ static void test_examples_are_spread_evenly_over_length_bins(void) {
     }
 }
 
-// A split that could not hold what it promises is refused: addition's with fewer examples than
-// pairs of operand lengths (the pairs with the longest first operands would get none, while
-// every length still had examples), SCAN's where its language has no command of the lengths
-// asked for, or too few for a valid tenth (each would score 0 without a word)
-static void test_a_split_smaller_than_its_bins_or_empty_is_refused(void) {
+// A split smaller than its bins spreads its examples over them all: copy's 10 test examples over
+// its 20 test lengths take every other one, the longest included, and addition's 96 over its 192
+// pairs of operand lengths reach every first operand's length (its pairs run by the first
+// operand, so the first 96 pairs would stop at 10 digits). A split SCAN's language leaves empty
+// (no command of the lengths asked for, or too few for a valid tenth) is refused: it would score
+// 0 without a word.
+static void test_a_split_smaller_than_its_bins_spreads_over_them_and_an_empty_one_is_refused(void) {
+    DataConfig c = small_config();
+    c.test_size = 10;
+    Dataset copy = make_dataset(find_task("copy"), c);
+    std::set<int> held(copy.splits[SPLIT_TEST].length.begin(), copy.splits[SPLIT_TEST].length.end());
+    TEST_ASSERT_EQUAL_INT(10, held.size());
+    for (int length = copy.lengths.train_max + 2; length <= copy.lengths.test_max; length += 2) TEST_ASSERT_EQUAL_INT(1, held.count(length));
     const Task& addition = find_task("addition");
-    DataConfig c;  // 8 train digits and 16 test: 64 train pairs, 256 - 64 = 192 test pairs
-    c.test_size = 191;
-    TEST_ASSERT_THROWS_WITH(length_split(addition, c), "addition's test split spreads its examples over 192 pairs of operand lengths: "
-                                                       "--test-size 191 would leave some with none (ask for at least 192)");
-    c.test_size = 192, c.valid_size = 63;
-    TEST_ASSERT_THROWS_WITH(length_split(addition, c), "addition's valid split spreads its examples over 64 pairs");
-    c.valid_size = 64, c.train_size = 64;
-    length_split(addition, c);
+    c.test_size = 96;
+    Dataset sums = make_dataset(addition, c);
+    std::set<int> first_operands;
+    for (int i = 0; i < sums.splits[SPLIT_TEST].size(); i++) {
+        Words p = prompt_words(sums.splits[SPLIT_TEST], sums.vocab, i);
+        first_operands.insert((int)pieces(Words(p.begin() + 1, p.end() - 1), "+")[0].size());
+    }
+    TEST_ASSERT_EQUAL_INT(96, sums.splits[SPLIT_TEST].size());
+    TEST_ASSERT_EQUAL_INT(sums.lengths.test_max, *first_operands.rbegin());
+    TEST_ASSERT_EQUAL_INT(sums.lengths.test_max, (int)first_operands.size());  // 1 .. 16 digits
 
     const Task& scan = find_task("scan");
     DataConfig lengths;
@@ -1247,7 +1257,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_every_example_matches_an_independent_solution);
     RUN_TEST(test_lengths_follow_the_paper_split);
     RUN_TEST(test_examples_are_spread_evenly_over_length_bins);
-    RUN_TEST(test_a_split_smaller_than_its_bins_or_empty_is_refused);
+    RUN_TEST(test_a_split_smaller_than_its_bins_spreads_over_them_and_an_empty_one_is_refused);
     RUN_TEST(test_same_seed_same_data_other_seed_other_data);
     RUN_TEST(test_splits_do_not_change_when_another_split_is_resized);
     RUN_TEST(test_copy_rdc_deals_each_prompt_of_a_length_once);

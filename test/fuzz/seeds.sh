@@ -26,19 +26,17 @@ done
 # checkpoint: byte 0 = 15 (every fix on: the file as saved), then a micro model's model.bin
 # and state.bin for each PE (--help lists them), and for the wrappers that change the tensors
 tmp=$(mktemp -d)
-micro() {  # NAME FLAGS... (SIZES: the splits' sizes)
+micro() {  # NAME FLAGS...
     local name=$1
     shift
-    ./train "$@" --steps 2 --eval-every 1 --layers 1 --d-model 16 --heads 2 --d-ff 8 ${SIZES:---train-size 16 --valid-size 4 --test-size 4} \
-        --batch 2 --device cpu --out "$tmp/$name" > /dev/null
+    ./train "$@" --steps 2 --eval-every 1 --layers 1 --d-model 16 --heads 2 --d-ff 8 --train-size 16 \
+        --valid-size 4 --test-size 4 --batch 2 --device cpu --out "$tmp/$name" > /dev/null
     for file in model state; do { printf '\x0f'; cat "$tmp/$name/$file.bin"; } > $corpus/checkpoint/seed-$name-$file; done
 }
 for pe in $(./train --help | sed -n 's/^positional encodings (--pe): //p'); do
     micro "$pe" --task copy_cmc --pe "$pe" --train-max 3 --test-max 4
 done
 micro fire-random --task copy_cmc --pe fire --train-max 3 --test-max 4 --random-positions 64
-# addition's splits need an example for every pair of operand lengths: 9 below 4 digits, 7 of 4
-SIZES="--train-size 16 --valid-size 9 --test-size 7"
 micro nope-abacus --task addition --pe nope --train-max 3 --test-max 4 --reverse-digits --abacus
 micro ape_learned-coupled --task addition --pe ape_learned --train-max 3 --test-max 4 --reverse-digits --zero-pad --position-coupling
 
