@@ -106,16 +106,16 @@ static void test_a_run_that_can_not_start_stops_the_sweep_before_any_run(void) {
     TEST_ASSERT_MESSAGE(!exists(root), root.c_str());
 }
 
-// a finished run's progress line gives its test accuracy rounded to 3 places: a parity run with 3
-// test examples, 2 of them right (0.666667), reads 0.667, not the first five characters 0.666
+// a finished run's progress line gives its test accuracy rounded to 3 places: a parity run with 7
+// test examples, 3 of them right (0.428571), reads 0.429, not the first five characters 0.428
 static void test_a_finished_run_shows_its_test_accuracy_rounded(void) {
     std::string root = temp_dir() + "/rounded";
     Result r = shell("dev/sweep.sh " + root + " --tasks parity --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
-                     " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 3");
+                     " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     std::string results = read_file(root + "/parity-nope-s7/results.json");
-    TEST_ASSERT_MESSAGE(contains(results, "\"test\": {\"accuracy\": 0.666667,"), results.c_str());  // the case this test needs
-    TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] parity-nope-s7: finished in ") && contains(r.out, ", test accuracy 0.667 |"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(results, "\"test\": {\"accuracy\": 0.428571,"), results.c_str());  // the case this test needs
+    TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] parity-nope-s7: finished in ") && contains(r.out, ", test accuracy 0.429 |"), r.out.c_str());
 }
 
 // a list with an empty item would be a run of no task, PE or seed, and an item given twice the
