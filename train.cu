@@ -412,12 +412,6 @@ static void make_model(Run* r, const ModelConfig& mc) {
 #ifdef __CUDACC__
     if (gpu) check_fits("the GPU", model_bytes(mc, c.batch), gpu_free_bytes(), mc, c.batch);
 #endif
-    // dropout numbers a mask's elements with 32 bits (model.h, dropout_keeps): past 2^32 a
-    // batch's later attention weights (or FFN units) would repeat its earlier ones' masks
-    double mask_elements = std::max((double)c.batch * mc.NH * mc.max_T * mc.max_T, (double)c.batch * mc.max_T * mc.F);
-    if (mc.dropout > 0 && mask_elements >= 4294967296.0)
-        fail("--dropout %g: a batch of %d sequences of up to %d tokens has %.0f elements under one mask, past the 2^32 its masks "
-             "can number: use --dropout 0, or a smaller --batch", mc.dropout, c.batch, mc.max_T, mask_elements);
     model_init(&r->model, mc, gpu ? 1 : c.batch, c.seed);
     if (mc.abacus || mc.position_coupling) r->model.is_digit = r->data.vocab.is_digit;  // before the GPU copies it
 #ifdef __CUDACC__
@@ -806,6 +800,22 @@ static void flush_log(FILE* log, const std::string& path) {
 // --pad-to-multiple N's rounding of a training batch's rows, up to the longest sequence the
 // model is built for
 static Rounding training_rounding(const RunConfig& c, int max_T) { return {std::max(1, c.pad_multiple), max_T}; }
+
+// the longest row a training batch can have: the train split's longest example, rounded as batches are
+static int longest_training_row(const Run& r) {
+    return training_rounding(*r.config, r.model.config.max_T).length(train_split(r).max_example_len());
+}
+
+// Dropout numbers a mask's elements with 32 bits (model.h, dropout_keeps): a training batch of
+// rows of up to T tokens with more than 2^32 under one mask (its attention weights, FFN units
+// or channels) would repeat its earlier elements' masks in its later ones. Evaluation draws none.
+static void check_dropout_masks(const Run& r, int T) {
+    const ModelConfig& mc = r.model.config;
+    double elements = r.config->batch * std::max({(double)mc.NH * T * T, (double)T * mc.F, (double)T * mc.C});
+    if (mc.dropout > 0 && elements >= 4294967296.0)
+        fail("--dropout %g: a training batch of %d rows of up to %d tokens has %.0f elements under one mask, past the 2^32 its "
+             "masks can number: use --dropout 0, or a smaller --batch", mc.dropout, r.config->batch, T, elements);
+}
 
 // the training batch of `step` as the run's flags make it: the sampler's examples, their drawn
 // positions or places, packed into fewer rows with --pack
@@ -1261,6 +1271,7 @@ static void prepare_run(Run* r) {
     if (c->resume.empty()) check_new_run(r->dir, c->force);
     check_directory_can_be_made(r->dir);  // before the data and the model are made
     build(r);
+    check_dropout_masks(*r, longest_training_row(*r));
     make_directory(r->dir);
     if (c->resume.empty()) clear_for_new_run(r->dir);
     remove_stale_temporaries(r->dir);
@@ -1419,12 +1430,11 @@ static Header load_run(Run* r, const std::string& path, std::set<std::string> ke
              "every example it was trained on would change");
     resolve_config(c);
     ModelConfig mc = build_data(r);
-    if (kept.count("--test-max") || kept.count("--test-size")) {
+    if ((kept.count("--test-max") || kept.count("--test-size")) && make_layout(mc).total != header_num_params(h)) {
         // a model with a learned row per position (or Abacus per place) has as many rows as its
         // run's longest example: other test examples are read with those rows, if they fit
         mc.max_T = std::max(mc.max_T, own_longest_example(h));
-        size_t params = make_layout(mc).total;
-        if (params != header_num_params(h))
+        if (make_layout(mc).total != header_num_params(h))
             fail("%s has a learned row per position (or Abacus per place) for the lengths it was made for, and these test examples "
                  "run to %d tokens, past its run's longest: it can be tested only on the lengths it was made for",
                  path.c_str(), longest_example(r->data));
@@ -1460,6 +1470,7 @@ static void run_dump_state(RunConfig* c) {
     if (!f) fail("can not write %s: %s", c->dump_state.c_str(), strerror(errno));
     Run r(c);
     build(&r);
+    check_dropout_masks(r, train_split(r).max_example_len());
     Batch batch;
     BatchSampler sampler(c->seed, train_split(r), 1);
     sampler.fill(&batch, 0, c->batch);
@@ -1503,6 +1514,7 @@ static void run_bench(RunConfig* c) {
     } else {
         build(&r);
     }
+    check_dropout_masks(r, c->bench_seq > 0 ? c->bench_seq : longest_training_row(r));
     // --sort-pool K: a pool's batches run from short to long in a drawn order, so the timed steps
     // are whole pools (10 rounded up to K's multiple). The warm-up runs the same steps' batches
     // once, untimed: each shape has then had its CUDA graph captured (and cuBLAS its kernels

@@ -451,6 +451,13 @@ static void test_load_tests_a_model_on_longer_lengths(void) {
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
     Result same = train("--load " + root + "/ape/model.bin --test-max 7 --test-size 32");  // its own lengths, more examples
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, same.status, same.err.c_str());
+    // dropout's bound on a batch (64 x 32 heads x T^2 under 2^32) is training's: a model trained
+    // with dropout on short rows is tested on 2,003-token examples, which evaluation draws no mask for
+    TEST_ASSERT_EQUAL_INT(0, train("--task copy --pe nope --dropout 0.1 --heads 32 --d-model 64 --layers 1 --d-ff 32 --steps 2 --eval-every 2"
+                                   " --train-size 64 --valid-size 8 --test-size 8 --batch 64 --attention fused --device cpu --out " + root + "/wide")
+                                 .status);
+    Result wide = train("--load " + root + "/wide/model.bin --test-max 1000 --test-size 2 --attention fused --device cpu");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, wide.status, wide.err.c_str());
     Result shorter = train("--load " + root + "/ape/model.bin --test-max 6");  // shorter examples: read with the rows it has
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, shorter.status, shorter.err.c_str());
     TEST_ASSERT_MESSAGE(shorter.out.find("test 6-6") != std::string::npos, shorter.out.c_str());

@@ -185,11 +185,11 @@ static const std::vector<Case>& range_cases() {
         {"--batch", "--batch 4096 --d-model 16384 --heads 16 --d-ff 65536 --layers 64", "GiB of memory on the "},
         {"--layers", "--model paper --layers 4000", "GiB of memory on the "},
         {"--bench-seq", "--bench --model paper --bench-seq 65536", "(parameters, gradients, AdamW state, and activations for 64 x 65536 tokens)"},
-        // dropout's masks number their elements with 32 bits: 64 x 32 heads x 2003^2 attention weights are past them
+        // dropout's masks number their elements with 32 bits: 64 x 32 heads x 1999^2 attention weights are past them
         // (fused attention, whose memory holds no (T, T) tensor)
         {"--dropout", "--task copy --train-max 998 --test-max 1000 --train-size 64 --valid-size 8 --test-size 2 --dropout 0.1 --heads 32 "
                       "--d-model 64 --device cpu --attention fused",
-         "--dropout 0.1: a batch of 64 sequences of up to 2003 tokens has 8216594432 elements under one mask, past the 2^32"},
+         "--dropout 0.1: a training batch of 64 rows of up to 1999 tokens has 8183810048 elements under one mask, past the 2^32"},
     };
     return cases;
 }

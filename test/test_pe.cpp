@@ -310,7 +310,8 @@ static void test_cope_counts_open_gates_and_interpolates_the_table(void) {
     cope_bias_row(bias, gates_shut, z, 3, 5);
     for (int j = 0; j < 3; j++) TEST_ASSERT_FLOAT_WITHIN(1e-6, 3, bias[j]);
     // a NaN logit (a forward that overflowed) makes its key's count and every earlier key's NaN:
-    // their biases and gate gradients are NaN, the later keys' as before (no read of row (int)NaN)
+    // their biases and gate gradients are NaN (no read of row (int)NaN), the later keys' biases
+    // as before (their gate gradients sum over the earlier keys' too, so they are NaN as well)
     const float overflowed[4] = {0, NAN, 0, 0};
     float dlogits[4], dz[5] = {0, 0, 0, 0, 0};
     const float dbias[4] = {1, 1, 1, 1};
