@@ -114,7 +114,7 @@ $(TEST_RUNS): run/%: % train $(DEV_TOOLS)
 # the test that caused it), in a copy of the sources under build/sanitize so the normal binaries
 # stay as they are. Needs only g++ (its libasan and libubsan); 10-25 minutes on 2 cores (README).
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-SOURCES = Makefile README.md $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.h dev/*.sh) test/fuzz
+SOURCES = Makefile README.md .ci/run $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.h dev/*.sh) test/fuzz
 sanitize:
 	rm -rf build/sanitize && mkdir -p build/sanitize
 	cp -r --parents $(SOURCES) build/sanitize/

@@ -336,8 +336,8 @@ static void print_help(RunConfig* c) {
     for (const TrainingDefaults& d : TRAINING_DEFAULTS)
         for (const Preset& p : PRESETS)
             if (strcmp(p.name, d.model) == 0)
-                printf("  %-6s %2d layers, d_model %4d, %2d heads, d_ff %4d; %d steps, lr %g, dropout %g\n", p.name, p.L, p.C, p.NH, p.F,
-                       d.steps, d.lr, d.dropout);
+                printf("  %-6s %2d layers, d_model %4d, %2d heads, d_ff %4d; %d steps, lr %g, dropout %g, validation every %d\n", p.name,
+                       p.L, p.C, p.NH, p.F, d.steps, d.lr, d.dropout, d.eval_every);
     printf("\nflags:\n");
     int width = 0;
     for (const Flag& f : flag_table(c)) width = std::max(width, (int)strlen(f.name));

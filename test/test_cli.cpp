@@ -99,6 +99,7 @@ static void test_help_lists_every_task_pe_preset_and_flag(void) {
     for (const Task& task : TASKS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + task.name + " ") != std::string::npos, task.name);
     TEST_ASSERT_MESSAGE(r.out.find("positional encodings (--pe): " + names_of(PE_NAMES) + "\n") != std::string::npos, r.out.c_str());
     for (const Preset& p : PRESETS) TEST_ASSERT_MESSAGE(r.out.find(std::string("  ") + p.name + " ") != std::string::npos, p.name);
+    TEST_ASSERT_MESSAGE(r.out.find("2000 steps, lr 0.003, dropout 0, validation every 250\n") != std::string::npos, r.out.c_str());  // tiny's
     for (const char* flag : {"--task", "--show", "--split", "--answer", "--train-size", "--test-max", "--data-seed"})
         TEST_ASSERT_MESSAGE(r.out.find(flag) != std::string::npos, flag);
 }
