@@ -342,15 +342,20 @@ status_dir=$(mktemp -d "$root/logs/.status.XXXXXX") || die "can not make a direc
 
 # Killed (kill, Ctrl-C), the sweep stops its runs: a script's background jobs ignore Ctrl-C, and
 # a run left going would train on with no one to count it. Each run's ./train first, then the
-# subshell around it (killed first, it would leave its ./train to run on).
+# subshell around it (killed first, it would leave its ./train to run on; left, it could start
+# one after this). The sweep exits once each ./train has: it saves its state.bin first.
 stop() {  # EXIT_STATUS
     trap - TERM INT
-    local pid
+    local pid trains=()
     for pid in "${!run_of_pid[@]}"; do
+        mapfile -t -O ${#trains[@]} trains < <(pgrep -P "$pid")
         pkill -TERM -P "$pid"
         kill -TERM "$pid"
     done 2> /dev/null
     wait
+    for pid in "${trains[@]}"; do
+        while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
+    done
     rm -rf "$status_dir"
     echo "sweep $root: stopped; run it again to resume its runs" >&2
     exit "$1"

@@ -137,14 +137,14 @@ static void test_lists_with_an_empty_or_repeated_item_are_refused(void) {
 }
 
 // A sweep that is killed stops its runs (a script's background jobs ignore Ctrl-C, and a run left
-// going would train on unwatched), and exits 143 for SIGTERM
+// going would train on unwatched), waits for them to exit, and exits 143 for SIGTERM
 static void test_a_killed_sweep_stops_its_runs(void) {
     // its ./train, by a pattern that matches no shell whose command line holds the pattern itself
     std::string root = temp_dir() + "/killed", running = "'--out [/]" + root.substr(1) + "/'";
     Result r = shell("{ dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report -- --steps 100000"
                      " --eval-every 100000 --train-size 500 --valid-size 40 --test-size 40 & sweep=$!;"
                      " for i in $(seq 600); do grep -qs '^device:' " + root + "/logs/copy-nope-s7.log && break; sleep 0.1; done;"
-                     " kill -TERM $sweep; wait $sweep; echo \"sweep exited $?\"; sleep 1;"
+                     " kill -TERM $sweep; wait $sweep; echo \"sweep exited $?\";"
                      " if pgrep -f -- " + running + " > /dev/null; then echo 'its run trains on'; pkill -f -- " + running + "; fi; }");
     TEST_ASSERT_MESSAGE(contains(r.out, "sweep exited 143\n") && contains(r.out, "stopped; run it again to resume its runs"), r.out.c_str());
     TEST_ASSERT_FALSE(contains(r.out, "trains on"));
