@@ -1190,7 +1190,8 @@ inline const int* couple_positions(Model* m, const int* tokens, const int* offse
 // and -infinity on the others, which softmax then gives nothing. With :prompt, the answer's
 // queries keep every key. A key keeps its distance: the window masks, it does not shift; but
 // :near gives the first token outside the window the bias of the key just before the window
-// (at distance window where positions are 0..n-1; drawn positions keep their own gaps). bias: (planes, NH, T, T) or nullptr; the result (B, NH, T, T), in m.
+// (at distance window where positions are 0..n-1; drawn positions keep their own gaps).
+// bias: (planes, NH, T, T) or nullptr; the result (B, NH, T, T), in m.
 inline const real* window_bias(Model* m, const real* bias, int planes, const int* starts, const int* prompt_lens, int B, int T) {
     const ModelConfig& c = m->config;
     if (c.window_prompt && !prompt_lens) fail("internal error: --attention-window L:W:prompt without the prompts' lengths");

@@ -1419,7 +1419,8 @@ static inline Split enumerated_split(const Task& task, const Vocab& vocab, const
     // the language need not hold every length: a split left empty would score 0 without a word
     int lo = kind == SPLIT_TEST ? lengths.train_max + 1 : lengths.train_min, hi = kind == SPLIT_TEST ? lengths.test_max : lengths.train_max;
     std::string range = format_text(lo == hi ? "%d" : "%d-%d", lo, hi);
-    if (pool.size() == 0) fail("%s has no examples of %s %s for its %s split", task.name, range.c_str(), task.length_unit, SPLIT_NAMES[kind]);
+    if (pool.size() == 0)
+        fail("%s has no examples of %s %s for its %s split", task.name, range.c_str(), task.length_unit, SPLIT_NAMES[kind]);
     if (kind == SPLIT_VALID && held_out == 0)
         fail("%s has %d examples of %s %s, too few for its valid split (a tenth of them): raise --train-max", task.name,
              pool.size(), range.c_str(), task.length_unit);

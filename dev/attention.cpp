@@ -354,7 +354,8 @@ static void describe_attends(const Labelled& l, int split, QueryGroup by, std::s
                 }
                 if (k >= 4) continue;
                 line += format_text("%s '%s' (%ld):", k ? ";" : "", name.c_str(), n);
-                for (size_t i = 0; i < mean.size() && i < 3; i++) line += format_text(" '%s' %.2f", word_of(l.dump, mean[i].first).c_str(), mean[i].second);
+                for (size_t i = 0; i < mean.size() && i < 3; i++)
+                    line += format_text(" '%s' %.2f", word_of(l.dump, mean[i].first).c_str(), mean[i].second);
             }
             printf("%s%s\n", line.c_str(), by == BY_WORD && groups.size() > 4 ? "; ..." : "");
         }

@@ -401,7 +401,8 @@ static void test_eval_positions_drawn_evaluates_each_example_at_drawn_positions(
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, trained.status, trained.err.c_str());
     TEST_ASSERT_MESSAGE(read_file(root + "/trained/results.json").find("\"eval_positions\": \"drawn\",") != std::string::npos, trained.out.c_str());
     // a resumed run takes its --eval-positions from state.bin, and --sample is refused with it, as in a new run
-    std::string problem = error_problem(train("--resume " + root + "/trained --sample 1"), "--sample can not be combined with --eval-positions drawn");
+    std::string problem =
+        error_problem(train("--resume " + root + "/trained --sample 1"), "--sample can not be combined with --eval-positions drawn");
     TEST_ASSERT_MESSAGE(problem.empty(), problem.c_str());
 }
 

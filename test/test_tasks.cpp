@@ -461,7 +461,8 @@ static void test_a_split_smaller_than_its_bins_spreads_over_them_and_an_empty_on
     Dataset copy = make_dataset(find_task("copy"), c);
     std::set<int> held(copy.splits[SPLIT_TEST].length.begin(), copy.splits[SPLIT_TEST].length.end());
     TEST_ASSERT_EQUAL_INT(10, held.size());
-    for (int length = copy.lengths.train_max + 2; length <= copy.lengths.test_max; length += 2) TEST_ASSERT_EQUAL_INT(1, held.count(length));
+    for (int length = copy.lengths.train_max + 2; length <= copy.lengths.test_max; length += 2)
+        TEST_ASSERT_EQUAL_INT(1, held.count(length));
     const Task& addition = find_task("addition");
     c.test_size = 96;
     Dataset sums = make_dataset(addition, c);
