@@ -9,12 +9,17 @@
 
  The paper's models were encoder-only and read the answer off padding positions; here, as for
  every task of tasks.h, the prompt is a task word, the input (a word per symbol) and [SEP], and
- the model writes the answer, then <eos>, where the paper wrote a termination token and zero
- padding. An answer counts when all of it is right (the paper's per-token accuracy is reported
- beside that). λ is the number of input words (between the task word and [SEP]), the paper's
- length, except where inputs can not have every length: modular arithmetic counts numbers
- (2λ - 1 words) and missing duplicate the length of the string written twice (2λ words). Inputs
- are drawn as the paper's repository draws them.
+ the model writes the answer, then <eos>, where the paper's output had a fixed length: the answer
+ alone, or on the three tasks whose answer's length varies (stack manipulation, binary addition
+ and multiplication) the answer, a termination token and zero padding. An answer counts when all
+ of it is right; a per-token accuracy is reported beside that, teacher-forced and counting <eos>,
+ so not quite the paper's, which reads the answer's symbols in one pass and counts the
+ terminator only on those three (a guessed bit and its <eos> score 0.75 here, 0.5 there). λ is
+ the number of input words (between the task word and [SEP]), the paper's length, except where
+ inputs can not have every length: modular arithmetic counts numbers (2λ - 1 words) and missing
+ duplicate the length of the string written twice (2λ words; the paper gives an odd length a
+ padding word, which a prompt has no use for). Inputs are drawn as the paper's repository draws
+ them.
 
  Each task is a vocabulary, a generator and a solver, as tasks.h's are; none has a scratchpad.
  This file is part of tasks.h, which includes it just before its task table: it uses the Reader,
@@ -346,6 +351,10 @@ struct ModParser {
     int variant, x;  // x: the value 'x' stands for
     int numbers = 0, xs = 0;
 
+    // what may follow an operand: the task's operators or `after` (')', '[SEP]' or '=')
+    std::string expected_after(const char* after) const {
+        return std::string(variant == CH_SOLVE_EQUATION ? "an operator (+, -)" : "an operator (+, -, *)") + " or " + after;
+    }
     int sum(int depth) {
         int v = product(depth);
         while (r.peek_is("+") || r.peek_is("-")) {
@@ -365,6 +374,7 @@ struct ModParser {
         if (nested && r.accept("-")) return python_mod(-operand(depth + 1), CH_MODULUS);
         if (nested && r.accept("(")) {
             int v = sum(depth + 1);
+            if (!r.peek_is(")")) r.error(expected_after("')'").c_str());
             r.expect(")");
             return v;
         }
@@ -382,7 +392,7 @@ static inline Words modular_arithmetic_solve(const Task& task, const Words& prom
     r.expect(ch_words(task.variant).keyword);
     ModParser p{r, task.variant, 0};
     int value = p.sum(0);
-    if (!r.peek_is("[SEP]")) r.error(task.variant == CH_MODULAR_ARITHMETIC ? "an operator (+, -, *) or '[SEP]'" : "an operator (+, -, *), ')' or '[SEP]'");
+    if (!r.peek_is("[SEP]")) r.error(p.expected_after("'[SEP]'").c_str());
     r.expect("[SEP]");
     r.finish();
     *length = task.variant == CH_MODULAR_ARITHMETIC ? p.numbers : (int)prompt.size() - 2;
@@ -442,7 +452,7 @@ static inline int equation_difference(const Task& task, const Words& prompt, int
     r.expect(ch_words(task.variant).keyword);
     ModParser p{r, task.variant, x};
     int left = p.sum(0);
-    if (!r.peek_is("=")) r.error("an operator (+, -), ')' or '='");
+    if (!r.peek_is("=")) r.error(p.expected_after("'='").c_str());
     r.expect("=");
     if (r.at_end() || !is_one_of(CH_DIGITS, r.peek())) r.error("a digit (0-4)");
     int right = r.next("a digit")[0] - '0';

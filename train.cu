@@ -462,8 +462,9 @@ struct Ticker {
 // evaluation
 
 // Exact match by length: of the answer, and with a scratchpad, of the scratchpad apart; and
-// per-token accuracy (the Chomsky-hierarchy papers' measure): the share of target tokens, <eos>
-// included, whose argmax is the gold token with the gold prefix fed in (teacher-forced).
+// per-token accuracy (after the Chomsky-hierarchy papers' measure; README says how it differs):
+// the share of target tokens, <eos> included, whose argmax is the gold token with the gold prefix
+// fed in (teacher-forced).
 struct Graded {
     SplitResult answers, scratchpads, tokens;
 };

@@ -81,9 +81,8 @@
      (redraw_columns), by the listed order and with ties shared; the summary prints those
      shares over all the columns. The draws are seeded, so a sweep always gives the same report.
    - Each task table also gives in how many of its ranked columns each method ranks first (the
-     MRR's rule, tie-break included), and the OOD per-token accuracy (teacher-forced, as the
-     Chomsky-hierarchy papers report it; results.json's "test_tokens"), "-" for runs from
-     before it.
+     MRR's rule, tie-break included), and the OOD per-token accuracy (teacher-forced, <eos>
+     counted; results.json's "test_tokens"), "-" for runs from before it.
 */
 #include <algorithm>
 #include <cctype>

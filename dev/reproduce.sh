@@ -89,7 +89,10 @@ cd "$(dirname "$0")/.." || exit 1
 budget="--model tiny --steps 1000 --valid-size 1000 --test-size 2000"  # beyond's and sorted's
 long_budget="--model tiny --steps 5000 --valid-size 1000 --test-size 2000"  # beyond's reversed addition at five times the steps, and far's
 
-# beyond's and sorted's flags for a task
+# beyond's and sorted's flags for a task: the Chomsky tasks trained to λ 20 and tested to 50,
+# which for the two whose λ counts halves of their input (ch_modular_arithmetic's numbers,
+# ch_missing_duplicate's string written twice) is their own default split, about twice the
+# others' input words
 task_flags() {
     case $1 in
         addition) echo "--reverse-digits --index-hints" ;;

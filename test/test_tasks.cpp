@@ -2,6 +2,7 @@
 // the solvers' code paths), length ranges and per-length counts, determinism, split
 // independence, copy_rdc's dealt prompts, SCAN's counts, PCFG's sampler against the grammar.
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -1086,6 +1087,91 @@ static void test_pcfg_string_arguments_are_not_reused_within_a_prompt(void) {
     }
 }
 
+// Draws of a value that should be uniform over lo..hi: "" if none is outside and each value's count
+// is within five standard deviations of its share, else what is not (the seeds are fixed, so this
+// checks the law without flaking; a law that favours a value by a fifth, or never draws one, is far
+// outside it).
+static std::string not_uniform(const std::map<int, int>& counts, int lo, int hi) {
+    int draws = 0;
+    for (const auto& kv : counts) {
+        if (kv.first < lo || kv.first > hi) return format_text("drew %d, outside %d..%d", kv.first, lo, hi);
+        draws += kv.second;
+    }
+    double p = 1.0 / (hi - lo + 1), expected = draws * p;
+    for (int v = lo; v <= hi; v++) {
+        int count = counts.count(v) ? counts.at(v) : 0;
+        if (std::fabs(count - expected) > 5 * std::sqrt(expected * (1 - p)))
+            return format_text("drew %d %d times of %d, expected %.0f", v, count, draws, expected);
+    }
+    return "";
+}
+
+// the value of bit words, least significant first
+template <typename Words_iterator>
+static int bits_value(Words_iterator from, Words_iterator to) {
+    int v = 0;
+    for (int place = 0; from != to; ++from, place++) v += (*from == "1") << place;
+    return v;
+}
+
+// how many words the bracketed expression starting at `at` spans (the shapes d, - d, ( ... ))
+static int expression_words(const Words& w, size_t at) {
+    if (w[at] != "(") return w[at] == "-" ? 2 : 1;
+    for (size_t i = at, depth = 0;; i++) {
+        depth += w[i] == "(" ? 1 : w[i] == ")" ? -1 : 0;
+        if (depth == 0) return (int)(i - at + 1);
+    }
+}
+
+// The answers are checked against independent solutions above, which would pass any inputs; these
+// are the inputs' laws as the paper's generators draw them.
+static void test_chomsky_inputs_follow_the_papers_generators(void) {
+    const int draws = 20000;
+    auto draw = [&](const char* name, int length, const std::function<void(const Words&)>& look) {
+        const Task& t = find_task(name);
+        Rng rng = rng_stream(8, hash_string(name));
+        for (int i = 0; i < draws; i++) look(ch_input(t.sample(t, &rng, Bin{length, length, length})));
+    };
+    // stack manipulation: the stack's height uniform over 1..λ-1, the actions after it
+    std::map<int, int> height;
+    draw("ch_stack_manipulation", 12, [&](const Words& in) {
+        height[(int)(std::find_if(in.begin(), in.end(), [](const std::string& w) { return w.size() > 1; }) - in.begin())]++;
+    });
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(height, 1, 11).c_str());
+    // missing duplicate: the mask anywhere in the 2λ bits
+    std::map<int, int> mask;
+    draw("ch_missing_duplicate", 8, [&](const Words& in) { mask[(int)(std::find(in.begin(), in.end(), "_") - in.begin())]++; });
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(mask, 0, 15).c_str());
+    // binary addition and multiplication: the first number's bits uniform over 1..λ-2, each
+    // number uniform over 1..2^bits - 1 (never 0; leading zeros, at the end, allowed)
+    for (const char* name : {"ch_binary_addition", "ch_binary_multiplication"}) {
+        std::map<int, int> first_bits, three_bit_values, second_values;
+        draw(name, 12, [&](const Words& in) {
+            auto op = std::find_if(in.begin(), in.end(), [](const std::string& w) { return w == "+" || w == "*"; });
+            first_bits[(int)(op - in.begin())]++;
+            second_values[bits_value(op + 1, in.end()) > 0]++;
+            if (op - in.begin() == 3) three_bit_values[bits_value(in.begin(), op)]++;
+        });
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", not_uniform(first_bits, 1, 10).c_str(), name);
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", not_uniform(three_bit_values, 1, 7).c_str(), name);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, second_values[0], name);  // no second number is 0
+    }
+    // compute sqrt: the number uniform over 1..2^λ - 1
+    std::map<int, int> radicand;
+    draw("ch_compute_sqrt", 4, [&](const Words& in) { radicand[bits_value(in.rbegin(), in.rend())]++; });  // most significant first
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(radicand, 1, 15).c_str());
+    // modular arithmetic with brackets: ( left op right ), left's words uniform over 1..λ-4, op
+    // any of + - * (the paper's mult=True)
+    std::map<int, int> left_words, op;
+    draw("ch_modular_arithmetic_brackets", 12, [&](const Words& in) {
+        int left = expression_words(in, 1);
+        left_words[left]++;
+        op[(int)std::string("+-*").find(in[1 + left])]++;
+    });
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(left_words, 1, 8).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(op, 0, 2).c_str());
+}
+
 // ----------------------------------------------------------------------------
 // bad input: one clear message, never a crash
 
@@ -1116,10 +1202,12 @@ static void test_malformed_prompts_are_refused_with_the_place_named(void) {
         {"ch_modular_arithmetic", "ModularArithmetic: 1 + + 2 [SEP]", "word 4: expected a digit (0-4), found '+'"},
         {"ch_modular_arithmetic", "ModularArithmetic: 1 2 [SEP]", "word 3: expected an operator (+, -, *) or '[SEP]', found '2'"},
         {"ch_modular_arithmetic", "ModularArithmetic: - 2 [SEP]", "word 2: expected a digit (0-4), found '-'"},
-        {"ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: ( 1 + 2 [SEP]", "word 6: expected ')', found '[SEP]'"},
+        {"ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: ( 1 + 2 [SEP]", "word 6: expected an operator (+, -, *) or ')', found '[SEP]'"},
+        {"ch_modular_arithmetic_brackets", "ModularArithmeticBrackets: 1 ) [SEP]", "word 3: expected an operator (+, -, *) or '[SEP]', found ')'"},
         {"ch_solve_equation", "SolveEquation: ( x - x ) = 0 [SEP]", "the equation has 2 x's"},
         {"ch_solve_equation", "SolveEquation: ( 1 + 2 ) = 3 [SEP]", "the equation has 0 x's"},
-        {"ch_solve_equation", "SolveEquation: x + 1 [SEP]", "word 5: expected an operator (+, -), ')' or '=', found '[SEP]'"},
+        {"ch_solve_equation", "SolveEquation: x + 1 [SEP]", "word 5: expected an operator (+, -) or '=', found '[SEP]'"},
+        {"ch_solve_equation", "SolveEquation: ( x 1 ) = 1 [SEP]", "word 4: expected an operator (+, -) or ')', found '1'"},
         {"ch_solve_equation", "SolveEquation: ( x * 2 ) = 1 [SEP]", "word 4: '*' is not in the ch_solve_equation vocabulary"},
         {"ch_stack_manipulation", "StackManipulation: 1 POP 0 [SEP]", "word 4: expected an action (POP, PUSH0, PUSH1) or '[SEP]', found '0'"},
         {"ch_missing_duplicate", "MissingDuplicate: 0 1 _ [SEP]", "has 3 words"},
@@ -1282,6 +1370,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_pcfg_each_function_does_what_its_name_says);
     RUN_TEST(test_pcfg_generated_data_exercises_every_function);
     RUN_TEST(test_pcfg_sampler_matches_rejection_from_the_grammar);
+    RUN_TEST(test_chomsky_inputs_follow_the_papers_generators);
     RUN_TEST(test_pcfg_string_arguments_are_not_reused_within_a_prompt);
     RUN_TEST(test_malformed_prompts_are_refused_with_the_place_named);
     RUN_TEST(test_pathological_pcfg_prompts_are_refused_not_crashed_on);
