@@ -4,8 +4,10 @@
  --help and the checkpoints' run fields (train.cu) can not disagree.
 
  What the program does is chosen by at most one mode flag (--show, --answer, --stats,
- --dump-state, --bench, --resume, --load); without one, it trains. A flag the chosen mode would
- not read is refused, not ignored, and so is a count that would count nothing.
+ --dump-state, --bench, --resume, --load; --load M --answer, the model answering, is the one
+ pair); without one, it trains. A flag the chosen mode would not read is refused, not ignored,
+ and so is a count of nothing where nothing means no setting (--show 0, --keep-every 0,
+ --train-max 0).
 
  Invariants worth knowing:
    - the saved flags are checkpoint fields in table order: a new one goes after the last saved
@@ -16,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -163,7 +166,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--pack", FLAG_SWITCH, &c->pack, true, TRAIN | BENCH,
          "lay each training batch's sequences end to end in fewer rows, each attending within itself: the same batches, less padding (CPU only)"},
         {"--keep-every", FLAG_INT, &c->keep_every, true, TRAIN,
-         "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains); 0: off"},
+         "also keep every Nth step's parameters, as RUN/step-N.bin (for --load: how a run's reach changes as it trains)"},
         {"--pad-to-multiple", FLAG_INT, &c->pad_multiple, true, TRAIN | BENCH | STATS,
          "pad training batches' rows to a multiple of N tokens (fewer shapes, tiles that divide them), at most the longest sequence; 0: off"},
         // how a run validates (and so which checkpoint is its best) and tests, which a resume
@@ -187,7 +190,7 @@ static std::vector<Flag> flag_table(RunConfig* c) {
         {"--dump-attention", FLAG_STRING, &c->dump_attention, false, LOAD, "with --load: write the attention of examples of every length to FILE (and heatmaps)"},
         {"--dump-per-length", FLAG_INT, &c->dump_per_length, false, LOAD, "examples per length for --dump-attention (default 10, as the paper)"},
         {"--dump-state", FLAG_STRING, &c->dump_state, false, DUMP, "write one batch's tensors and gradients to FILE, then exit"},
-        {"--bench", FLAG_SWITCH, &c->bench, false, BENCH, "time training steps and report tokens/s, then exit"},
+        {"--bench", FLAG_SWITCH, &c->bench, false, BENCH, "time 10 training steps (--sort-pool K: whole pools, K or more) after the same steps untimed, report tokens/s, then exit"},
         {"--bench-seq", FLAG_INT, &c->bench_seq, false, BENCH, "--bench on random sequences of this length, vocabulary 512"},
         {"--device", FLAG_STRING, &c->device, false, TRAIN | BENCH | RESUME | LOAD, "auto (the GPU if there is one), cpu or gpu"},
         {"--precision", FLAG_STRING, &c->precision, false, TRAIN | BENCH | RESUME | LOAD, "matrix products: fp32; tf32 (default) on a GPU's tensor cores, fp32 on the CPU; bf16: operands rounded to bfloat16, sums in fp32 (on either device)"},
@@ -206,6 +209,13 @@ static std::vector<Flag> flag_table(RunConfig* c) {
     };
 }
 
+// A number as a person writes one: digits (for a decimal, a point and an exponent too), nothing
+// before them. strtoll and strtod alone would also take leading spaces, a '+' and hexadecimal.
+static bool plain_number(const char* text, bool decimal) {
+    if (!isdigit((unsigned char)text[0]) && !(decimal && text[0] == '.')) return false;
+    return strspn(text, decimal ? "0123456789.eE+-" : "0123456789") == strlen(text);
+}
+
 static void parse_value(const Flag& flag, const char* text) {
     errno = 0;
     char* end = nullptr;
@@ -218,12 +228,13 @@ static void parse_value(const Flag& flag, const char* text) {
         *(int*)flag.value = (int)(it - flag.choices.begin());
     } else if (flag.type == FLAG_FLOAT) {
         double v = strtod(text, &end);
-        if (errno || end == text || *end || !std::isfinite(v) || v < 0) fail("%s expects a number >= 0, got '%s'", flag.name, text);
+        if (!plain_number(text, true) || end == text || *end) fail("%s expects a number >= 0, got '%s'", flag.name, text);
+        if (errno == ERANGE || !std::isfinite(v)) fail("%s %s is too %s for a double", flag.name, text, v > 1 ? "large" : "small");
         *(double*)flag.value = v;
     } else {
         long long v = strtoll(text, &end, 10);
         long long hi = flag.type == FLAG_INT ? INT_MAX : LLONG_MAX;
-        if (errno || end == text || *end || v < 0 || v > hi) fail("%s expects an integer in [0, %lld], got '%s'", flag.name, hi, text);
+        if (!plain_number(text, false) || errno || end == text || *end || v > hi) fail("%s expects an integer in [0, %lld], got '%s'", flag.name, hi, text);
         if (flag.type == FLAG_INT) *(int*)flag.value = (int)v;
         else *(uint64_t*)flag.value = (uint64_t)v;
     }
@@ -243,8 +254,10 @@ static std::set<std::string> parse_flags(int argc, char** argv, RunConfig* c) {
         if (!strcmp(argv[i], "-h")) argv[i] = (char*)"--help";  // the short form every tool knows
         const Flag* flag = find_flag(flags, argv[i]);
         std::string name = argv[i], before_equals = name.substr(0, name.find('='));
-        if (!flag && name.find('=') != std::string::npos && find_flag(flags, before_equals.c_str()))
-            fail("unknown flag '%s': a flag and its value are two words (%s %s)", argv[i], before_equals.c_str(), name.substr(name.find('=') + 1).c_str());
+        const Flag* before = name.find('=') == std::string::npos ? nullptr : find_flag(flags, before_equals.c_str());
+        if (!flag && before && before->type == FLAG_SWITCH) fail("unknown flag '%s': %s is a switch, given alone", argv[i], before->name);
+        if (!flag && before)
+            fail("unknown flag '%s': a flag and its value are two words (%s %s)", argv[i], before->name, name.substr(name.find('=') + 1).c_str());
         if (!flag) fail("unknown flag '%s' (valid: %s; --help says what each does)", argv[i], names_of(flags).c_str());
         if (!given.insert(flag->name).second) fail("%s is given twice", flag->name);
         if (flag->type == FLAG_SWITCH) {
@@ -291,6 +304,8 @@ static Mode find_mode(const std::set<std::string>& given, RunConfig* c) {
     if (mode == SHOW && c->show < 1) fail("--show expects at least 1 example, got %d", c->show);
     if (given.count("--sample") && c->sample < 1) fail("--sample expects at least 1 example, got %d", c->sample);
     if (given.count("--keep-every") && c->keep_every < 1) fail("--keep-every expects at least 1 step, got %d", c->keep_every);
+    if (given.count("--train-max") && c->data.train_max < 1) fail("--train-max expects at least 1, got 0 (leave it out for the task's own)");
+    if (given.count("--test-max") && c->data.test_max < 1) fail("--test-max expects at least 1, got 0 (leave it out for the task's own)");
     if (c->threads > 1024) fail("--threads %d is out of range [0, 1024]", c->threads);
     if (given.count("--cuda-graphs") && c->device == "cpu") fail("--cuda-graphs says how the GPU runs a step, and --device cpu uses none");
     if (given.count("--rope-frac") && !pe_rotates(find_pe(c->pe)))

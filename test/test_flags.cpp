@@ -126,13 +126,17 @@ static void test_every_flag_refuses_values_its_type_can_not_hold(void) {
             for (const char* v : {"''", "0", "-1", "FULL"}) cases.push_back({f.name, name + " " + v, "unknown " + name + " '"});
             continue;
         }
-        const std::vector<const char*> bad_numbers = {"abc", "-3", "''", "12x", "0x10"};
+        // strtoll and strtod alone would take the leading space, the '+' and the hexadecimal
+        const std::vector<const char*> bad_numbers = {"abc", "-3", "''", "12x", "0x10", "' 12'", "+12"};
         const std::vector<const char*> bad_integers = {"99999999999999999999", "1.5", "1e3", "-0.5"};
-        const std::vector<const char*> bad_decimals = {"1e999", "nan", "inf", "-inf", "-1e-9"};
+        const std::vector<const char*> bad_decimals = {"nan", "inf", "-inf", "-1e-9", "0x1p-3"};
         std::string expects = f.type == FLAG_FLOAT ? name + " expects a number >= 0" : name + " expects an integer in [0, ";
-        for (const char* v : bad_numbers)
-            if (!(f.type == FLAG_FLOAT && strcmp(v, "0x10") == 0)) cases.push_back({f.name, name + " " + v, expects});
+        for (const char* v : bad_numbers) cases.push_back({f.name, name + " " + v, expects});
         for (const char* v : f.type == FLAG_FLOAT ? bad_decimals : bad_integers) cases.push_back({f.name, name + " " + v, expects});
+        if (f.type == FLAG_FLOAT) {
+            cases.push_back({f.name, name + " 1e999", name + " 1e999 is too large for a double"});
+            cases.push_back({f.name, name + " 1e-400", name + " 1e-400 is too small for a double"});
+        }
     }
     TEST_ASSERT_GREATER_THAN(150, cases.size());
     // every one fails while parsing, before any file is touched, so they may run side by side:
@@ -173,6 +177,8 @@ static const std::vector<Case>& range_cases() {
         {"--train-max", "--train-max 1", "--train-max 1 is below copy's shortest length 2"},
         {"--train-max", "--train-max 30 --test-max 30", "--test-max 30 leaves no test lengths above --train-max 30"},
         {"--test-max", "--test-max 1001", "copy can not make examples longer than 1000"},
+        {"--train-max", "--train-max 0", "--train-max expects at least 1, got 0 (leave it out for the task's own)"},
+        {"--test-max", "--test-max 0", "--test-max expects at least 1, got 0 (leave it out for the task's own)"},
         {"--threads", "--threads 1025", "--threads 1025 is out of range [0, 1024]"},
         {"--bench-seq", "--bench --bench-seq 1", "--bench-seq expects at least 2 tokens"},
         {"--bench-seq", "--bench --bench-seq 65537", "sequence length 65537 is out of range [1, 65536]"},
@@ -263,6 +269,7 @@ static const std::vector<Case>& choice_cases() {
         {"--pad-to-multiple", "--bench --bench-seq 8 --pad-to-multiple 8", "--pad-to-multiple can not be combined with --bench-seq"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
         {"", "--steps=5", "unknown flag '--steps=5': a flag and its value are two words (--steps 5)"},
+        {"", "--force=yes", "unknown flag '--force=yes': --force is a switch, given alone"},
         {"", "--task copy --task sum --show 1", "--task is given twice"},
     };
     return cases;
