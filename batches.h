@@ -15,7 +15,9 @@
      a function of (seed, split, example), so an evaluation repeats whatever its batches
    - targets[b,t] is -1 except where the next token is part of the answer (target words and
      <eos>), so the loss sees only answers
-   - packing changes which row a sequence lands in, never what the model computes for it
+   - packing and padding to a multiple change where a sequence lies in the batch, never what the
+     model computes for it; but with dropout on, its masks, which are drawn by a tensor
+     element's index
 */
 #pragma once
 
@@ -56,7 +58,8 @@ struct Batch {
 // steps take few shapes (a captured CUDA graph is made for one shape) and a kernel's tiles divide
 // the rows; never past `cap`, the longest sequence the model is built for (its PE tables and
 // buffers). The real tokens, and what the model computes for them, are those of the shorter
-// batch: a causal model's real tokens never read the padding after them.
+// batch (dropout's masks aside, drawn by element index): a causal model's real tokens never read
+// the padding after them.
 struct Rounding {
     int multiple = 1, cap = INT_MAX;
 
@@ -139,7 +142,7 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
 // sequence attends only within itself (starts) and counts its positions from its own start (or
 // keeps those draw_positions drew), so the model computes on the packed rows what it computes on
 // the padded batch: the same loss and gradient, up to the rounding of sums taken in another
-// order. A row's padding starts a sequence of its own, which nothing reads.
+// order (with dropout off: its masks are drawn by element index, so they differ). A row's padding starts a sequence of its own, which nothing reads.
 static void pack_batch(Batch* batch) {
     int T = batch->T;
     std::vector<int> order(batch->B);  // longest first: first fit then leaves the short ones for the gaps

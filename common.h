@@ -186,7 +186,8 @@ inline void write_text(const std::string& path, const std::string& text) {
 
 // CRC-32 with the IEEE polynomial, bit-reflected: the checksum of zlib's crc32(), gzip and PNG,
 // so another program can check a checkpoint with its own library. Feed data in pieces, starting
-// from crc = 0. Any 1 or 2 flipped bits, and any burst of up to 32, change it.
+// from crc = 0. Any single flipped bit and any burst of up to 32 change it, and so do any 2
+// flipped bits within 2^32 - 1 bits (512 MiB) of each other.
 inline uint32_t crc32_update(uint32_t crc, const void* data, size_t bytes) {
     static const std::vector<uint32_t> table = [] {
         std::vector<uint32_t> t(256);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,15 +37,15 @@ struct SplitResult {
 // the table a person reads: one row per length, ID (valid) and OOD (test) side by side
 inline void print_accuracy_table(FILE* out, const SplitResult& valid, const SplitResult& test) {
     fprintf(out, "%8s %12s %12s\n", "length", "valid (ID)", "test (OOD)");
-    std::map<int, int> lengths;
-    for (const auto& kv : valid.by_length) lengths[kv.first] = 1;
-    for (const auto& kv : test.by_length) lengths[kv.first] = 1;
-    for (const auto& kv : lengths) {
+    std::set<int> lengths;
+    for (const auto& kv : valid.by_length) lengths.insert(kv.first);
+    for (const auto& kv : test.by_length) lengths.insert(kv.first);
+    for (int length : lengths) {
         auto cell = [&](const SplitResult& r) {
-            auto it = r.by_length.find(kv.first);
+            auto it = r.by_length.find(length);
             return it == r.by_length.end() ? std::string("-") : format_text("%.3f", it->second.accuracy());  // rounded, as the mean
         };
-        fprintf(out, "%8d %12s %12s\n", kv.first, cell(valid).c_str(), cell(test).c_str());
+        fprintf(out, "%8d %12s %12s\n", length, cell(valid).c_str(), cell(test).c_str());
     }
     fprintf(out, "%8s %12.3f %12.3f\n", "mean", valid.all.accuracy(), test.all.accuracy());
 }
