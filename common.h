@@ -12,9 +12,12 @@
    - names_of(): a table's names, for the "valid: ..." part of error messages
    - format_text(): printf into a std::string
    - write_text(): a whole text file, or fail() naming the file and the reason
+   - same_file(): whether two paths name one file, so that an output never replaces an input
    - crc32_update(): the CRC-32 checkpoints carry
 */
 #pragma once
+
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cmath>
@@ -182,6 +185,12 @@ inline void write_text(const std::string& path, const std::string& text) {
     int error = errno;
     bool closed = fclose(f) == 0;
     if (!written || !closed) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
+}
+
+// whether two paths name one existing file
+inline bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa, sb;
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 // CRC-32 with the IEEE polynomial, bit-reflected: the checksum of zlib's crc32(), gzip and PNG,

@@ -1567,8 +1567,11 @@ inline std::string directory_of(const std::string& path) {
 
 // Written to PATH.tmp, synced, renamed over PATH, and the directory synced: a crash at any moment
 // leaves either the old checkpoint or the new one, whole. A write that fails (a full disk) names
-// the file and the reason and leaves no PATH.tmp behind.
+// the file and the reason and leaves no PATH.tmp behind. A PATH that is not a file (a device, a
+// pipe) is refused: the rename would put a file in its place.
 inline void save_checkpoint(const std::string& path, const Model& m, Header header) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail("can not write %s: not a regular file, and a checkpoint is renamed into place", path.c_str());
     std::vector<std::vector<float>> sets;
     uint32_t crc = 0;
     for (const std::vector<real>* set : checkpoint_sets(&m, header[H_KIND])) {
@@ -1614,6 +1617,15 @@ inline Header read_checkpoint_header(const std::string& path) {
     if (header_num_params(h) > payload / (4 * sets) || payload != sets * header_num_params(h) * 4)  // the first test: no overflow in the second
         fail("%s is truncated or corrupt: %ld bytes, its header announces %zu parameters in %zu sets", path.c_str(), size, header_num_params(h), sets);
     return h;
+}
+
+// whether PATH is a file that starts as a checkpoint does (whatever the rest of it holds)
+inline bool starts_as_checkpoint(const std::string& path) {
+    FILE* f = fopen(path.c_str(), "rb");
+    int32_t magic = 0;
+    bool read = f && fread(&magic, sizeof magic, 1, f) == 1;
+    if (f) fclose(f);
+    return read && magic == CHECKPOINT_MAGIC;
 }
 
 // a model field of a header as a user would write it: the PE by name, RoPE's fraction as a number

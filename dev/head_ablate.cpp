@@ -32,6 +32,7 @@ struct HeadId {
 // "1:0,3:2" -> {1, 0}, {3, 2}: each within the model's layers and heads, none named twice
 static std::vector<HeadId> parse_heads(const std::string& text, const ModelConfig& c) {
     std::vector<HeadId> heads;
+    if (!text.empty() && text.back() == ',') fail("'%s' ends with a comma: give LAYER:HEAD[,LAYER:HEAD...]", text.c_str());
     std::stringstream list(text);
     for (std::string item; std::getline(list, item, ',');) {
         size_t colon = item.find(':');

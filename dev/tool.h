@@ -1,12 +1,10 @@
 /*
  dev/tool.h: what the dev/ programs share about how they are called: -h or --help as the first
  argument prints the usage to stdout (exit 0), a wrong call its first line to stderr (exit 1:
- one line, as every error); and an output file that is the input, which a tool refuses rather
- than overwrite a trained model.
+ one line, as every error). An output file that is the input a tool refuses rather than
+ overwrite a trained model (common.h's same_file).
 */
 #pragma once
-
-#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstring>
@@ -21,10 +19,4 @@ inline int print_usage(const char* usage, bool asked) {
     if (asked) return printf("usage: %s\n", usage), 0;
     fprintf(stderr, "usage: %.*s (--help says more)\n", (int)strcspn(usage, "\n"), usage);
     return 1;
-}
-
-// whether two paths name one existing file
-inline bool same_file(const std::string& a, const std::string& b) {
-    struct stat sa, sb;
-    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

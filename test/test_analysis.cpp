@@ -139,8 +139,13 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_MESSAGE(back.examples[0].probs == d.examples[0].probs && back.examples[1].tokens == d.examples[1].tokens, "round trip");
     TEST_ASSERT_EQUAL_INT(4, back.examples[0].length);
     TEST_ASSERT_EQUAL_INT(1, back.examples[1].prompt_len);
+    FILE* padded = fopen(path.c_str(), "ab");  // bytes past the last example: not a dump as written
+    fputs("garbage", padded);
+    fclose(padded);
+    TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "has 7 bytes after its last example: not a dump as written");
     TEST_ASSERT_EQUAL_INT(0, truncate(path.c_str(), 100));
     TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "is truncated");
+    TEST_ASSERT_THROWS_WITH(read_attention_dump(directory_of(path)), "is a directory, not an attention dump");
     // written whole, by way of FILE.tmp, which is gone after; a path that is not a file is written
     // as it is (a full disk named by its error; /dev/null stays a device, not a file renamed over it)
     TEST_ASSERT_FALSE(access((path + ".tmp").c_str(), F_OK) == 0);
@@ -288,7 +293,7 @@ static void test_attention_span_bins_the_first_query_by_distance_or_position(voi
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_distance.mean(0, 0, 0, 2));  // the first key, 3 back
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.75, by_distance.mean(1, 0, 0, 1));
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.25, by_distance.mean(1, 0, 0, 2));
-    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, by_distance.mean(2, 0, 0, 0));  // no example, no mass
+    TEST_ASSERT_TRUE(std::isnan(by_distance.mean(2, 0, 0, 0)));  // no example: a mean of nothing
     AttentionSpan by_position = attention_span(d, ranges, edges, KEY_POSITION);
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_position.mean(0, 0, 0, 0));  // the first key
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.5, by_position.mean(0, 0, 0, 2));  // itself, at position 3
@@ -299,14 +304,15 @@ static void test_attention_span_bins_the_first_query_by_distance_or_position(voi
     std::string dir = mkdtemp(pattern);
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
-    run_attention({"span", "--out", out.c_str(), "--ranges", "9-9,10-12", "--edges", "0,1,2,4", in.c_str()});
+    std::string printed = run_attention({"span", "--out", out.c_str(), "--ranges", "9-9,10-12,13-20", "--edges", "0,1,2,4", in.c_str()});
+    TEST_ASSERT_MESSAGE(printed.find("layer 0 head 0, λ 13-20 (0): no example of these lengths\n") != std::string::npos, printed.c_str());
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tlengths\texamples\tdistances\tmean_attention\n"
                              "x\t0\t0\t9-9\t2\t0\t0.5000\nx\t0\t0\t9-9\t2\t1\t0.0000\nx\t0\t0\t9-9\t2\t2-3\t0.5000\nx\t0\t0\t9-9\t2\t4+\t0.0000\n"
                              "x\t0\t0\t10-12\t1\t0\t0.0000\nx\t0\t0\t10-12\t1\t1\t0.7500\nx\t0\t0\t10-12\t1\t2-3\t0.2500\nx\t0\t0\t10-12\t1\t4+\t0.0000\n",
                              text_of(out + "/span.tsv").c_str());
     // by default: the test split's lengths as one range (the dump has no valid examples), and
     // bins doubling up to the longest example (0, 1, 2-3, 4-7: T = 8)
-    std::string printed = run_attention({"span", "--out", out.c_str(), "--keys", "position", in.c_str()});
+    printed = run_attention({"span", "--out", out.c_str(), "--keys", "position", in.c_str()});
     TEST_ASSERT_EQUAL_STRING(("x: mean attention of the answer's first query by the keys' position\n"
                               "  layer 0 head 0, λ 9-12 (3): 0 0.33 1 0.08 2-3 0.58 4+ 0.00\nwrote " + out + "/span.tsv\n").c_str(),
                              printed.c_str());
@@ -477,6 +483,10 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
     std::string out = run_attention_dump(d, "probe");
     TEST_ASSERT_MESSAGE(out.find("state 1 (last layer's output): |error| valid (held out) 0.00; test at positions 0-9 0.00, past 9 5.50") != std::string::npos,
                         out.c_str());
+    AttentionDump no_longer = d;  // test prompts no longer than valid's: no position past them to average over
+    for (size_t i = 1; i < no_longer.examples.size(); i += 2) no_longer.examples[i] = d.examples[i - 1], no_longer.examples[i].split = DUMP_TEST;
+    out = run_attention_dump(no_longer, "probe");
+    TEST_ASSERT_MESSAGE(out.find("past 9 none; mean prediction") != std::string::npos, out.c_str());
     // fitted to test: the position is in state 0 at every test position; state 1 holds none past 9,
     // so however a line reads it, positions 10-19 get one prediction, wrong by 2.5 on average at best
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, position_probe(d, 0, DUMP_TEST).error(DUMP_TEST, 10, 19));
@@ -564,6 +574,14 @@ static void test_dump_attention_of_a_trained_model(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, r.model.act(A_RES_OUT), e.state(d.C, 2, 0), (size_t)e.T * d.C, "the last layer's output");
     std::string text = text_of(dir + "/att.bin.test.svg");
     TEST_ASSERT_MESSAGE(text.find("layer 1, head 1") != std::string::npos && text.find(">Copy:</text>") != std::string::npos, "heatmap");
+    // a dump never replaces the model read, a file of its run, or any other checkpoint
+    std::string before = text_of(model), copy = dir + "/copy.bin";
+    write_text(copy, before);
+    for (const std::string& out : {model, dir + "/run/results.json", dir + "/run/state.bin", copy}) {
+        const char* argv[] = {"train", "--load", model.c_str(), "--dump-attention", out.c_str()};
+        TEST_ASSERT_THROWS_WITH(run(5, (char**)argv), "would replace a run's file: write the dump to a file of its own");
+    }
+    TEST_ASSERT_MESSAGE(text_of(model) == before, "the model read is as it was");
 }
 
 // --dump-attention --eval-positions drawn on a --random-positions model: each example's
@@ -837,6 +855,13 @@ static void test_head_ablate_silences_the_heads_named_and_no_other(void) {
     TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:x", ablated), "HEAD expects an integer in [0, 2147483647], got 'x'");
     TEST_ASSERT_THROWS_WITH(head_ablate(model, "-1:0", ablated), "LAYER expects an integer in [0, 2147483647], got '-1'");
     TEST_ASSERT_THROWS_WITH(head_ablate(model, "", ablated), "no head named");
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:0,", ablated), "'1:0,' ends with a comma");
+    // an OUT that is not a file (here a pipe) is refused, not replaced by the file renamed over it
+    std::string pipe = dir + "/pipe";
+    TEST_ASSERT_EQUAL_INT(0, mkfifo(pipe.c_str(), 0600));
+    TEST_ASSERT_THROWS_WITH(head_ablate(model, "1:0", pipe), "not a regular file, and a checkpoint is renamed into place");
+    struct stat st;
+    TEST_ASSERT_TRUE(stat(pipe.c_str(), &st) == 0 && S_ISFIFO(st.st_mode));
     TEST_ASSERT_THROWS_WITH(head_ablate(dir + "/run/state.bin", "1:0", ablated), "holds a training state: give a run's model.bin");
 }
 
