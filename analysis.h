@@ -121,6 +121,9 @@ inline void write_attention_dump(const std::string& path, const AttentionDump& d
 }
 
 inline AttentionDump read_attention_dump(const std::string& path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("%s is a directory, not an attention dump", path.c_str());
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail("%s is not a regular file, so not an attention dump", path.c_str());
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open %s: %s", path.c_str(), strerror(errno));
     fseek(f, 0, SEEK_END);
@@ -183,7 +186,9 @@ inline AttentionDump read_attention_dump(const std::string& path) {
         if (d.C > 0) x.states = floats((size_t)(d.L + 1) * x.T * d.C);
         d.examples.push_back(std::move(x));
     }
+    long end = ftell(f);
     fclose(f);
+    if (end != size) fail("%s has %ld bytes after its last example: not a dump as written", path.c_str(), size - end);
     return d;
 }
 
@@ -381,7 +386,7 @@ struct AttentionSpan {
     std::vector<double> mass;    // (range, L, NH, bin), summed over the range's examples
 
     double mean(int range, int layer, int head, int bin) const {
-        return examples[range] ? mass[(((size_t)range * L + layer) * NH + head) * bins + bin] / examples[range] : 0;
+        return examples[range] ? mass[(((size_t)range * L + layer) * NH + head) * bins + bin] / examples[range] : NAN;
     }
 };
 

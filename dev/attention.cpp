@@ -69,8 +69,10 @@
  data seed, with the same --dump-per-length.
 */
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <climits>
+#include <set>
 
 #include "analysis.h"
 #include "dev/tool.h"
@@ -84,7 +86,7 @@ struct Labelled {
 // LABEL=FILE
 static Labelled read_labelled(const std::string& arg) {
     size_t eq = arg.find('=');
-    if (eq == std::string::npos || eq == 0) fail("expected LABEL=DUMP.bin, got '%s'", arg.c_str());
+    if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) fail("expected LABEL=DUMP.bin, got '%s'", arg.c_str());
     return {arg.substr(0, eq), read_attention_dump(arg.substr(eq + 1))};
 }
 
@@ -205,7 +207,10 @@ static AttentionArgs parse_attention_args(int argc, char** argv, const Attention
     }
     if (a.out.empty()) fail("--out DIR is required");
     if (a.bins < 1 || a.bins > 1000) fail("--bins %d is out of range [1, 1000]", a.bins);
-    if (mkdir(a.out.c_str(), 0755) != 0 && errno != EEXIST) fail("can not create %s: %s", a.out.c_str(), strerror(errno));
+    std::set<std::string> labels;  // a label names a column or a row: two of one name could not be told apart
+    for (const std::string& input : a.inputs)
+        if (input.find('=') != std::string::npos && !labels.insert(input.substr(0, input.find('='))).second)
+            fail("label '%s' is given twice", input.substr(0, input.find('=')).c_str());
     return a;
 }
 
@@ -435,6 +440,7 @@ static void positions_command(const AttentionArgs& a) {
     std::string reach = "label\tlayer\thead\tlength\tp_max\n";
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);
+        if (!l.dump.has_positions) fail("%s holds no CoPE positions (it was not dumped from a --pe cope model)", input.c_str());
         printf("%s:\n", l.label.c_str());
         describe_heads(l, &gates, &counting, &reach);
         describe_tables(l, &table);
@@ -492,6 +498,10 @@ static void span_command(const AttentionArgs& a) {
                 for (size_t r = 0; r < ranges.size(); r++) {
                     std::string lengths = format_text("%d-%d", ranges[r].lo, ranges[r].hi);
                     std::string line = format_text("  layer %d head %d, λ %s (%ld):", layer, head, lengths.c_str(), s.examples[r]);
+                    if (s.examples[r] == 0) {  // a mean of nothing: said, and no row of span.tsv
+                        printf("%s no example of these lengths\n", line.c_str());
+                        continue;
+                    }
                     for (int b = 0; b < s.bins; b++) {
                         std::string bin = bin_name(edges, b);
                         tsv += format_text("%s\t%d\t%d\t%s\t%ld\t%s\t%.4f\n", l.label.c_str(), layer, head, lengths.c_str(), s.examples[r], bin.c_str(),
@@ -539,6 +549,10 @@ static void scores_command(const AttentionArgs& a) {
 // the state s of a model of L layers, as the printed lines name it
 static std::string state_name(int s, int L) { return s == 0 ? "embedding" : s == L ? "last layer's output" : format_text("after layer %d", s - 1); }
 
+// a mean as printed, "none" where there was nothing to average (SCAN's test prompts, say, are no
+// longer than valid's, so none has a position past them)
+static std::string mean_or_none(double mean) { return std::isnan(mean) ? "none" : format_text("%.2f", mean); }
+
 static void probe_command(const AttentionArgs& a) {
     if (a.inputs.empty()) fail("probe needs at least one LABEL=DUMP.bin");
     std::string tsv = "label\tstate\tsplit\tposition\ttokens\tmean_prediction\tmean_abs_error\n";
@@ -556,9 +570,9 @@ static void probe_command(const AttentionArgs& a) {
             PositionProbe probe = position_probe(d, s, a.fit);
             int seen = probe.longest_valid;
             const char *valid = a.fit == DUMP_VALID ? " (held out)" : "", *test = a.fit == DUMP_TEST ? " (held out)" : "";
-            printf("  state %d (%s): |error| valid%s %.2f; test%s at positions 0-%d %.2f, past %d %.2f; mean prediction by test position:", s,
-                   state_name(s, d.L).c_str(), valid, probe.error(DUMP_VALID, 0, INT_MAX), test, seen, probe.error(DUMP_TEST, 0, seen), seen,
-                   probe.error(DUMP_TEST, seen + 1, INT_MAX));
+            printf("  state %d (%s): |error| valid%s %s; test%s at positions 0-%d %s, past %d %s; mean prediction by test position:", s,
+                   state_name(s, d.L).c_str(), valid, mean_or_none(probe.error(DUMP_VALID, 0, INT_MAX)).c_str(), test, seen,
+                   mean_or_none(probe.error(DUMP_TEST, 0, seen)).c_str(), seen, mean_or_none(probe.error(DUMP_TEST, seen + 1, INT_MAX)).c_str());
             for (int b = 0; b < (int)edges.size(); b++) {
                 ProbeTally bin;
                 for (const auto& [t, tally] : probe.by_position[DUMP_TEST])
@@ -602,7 +616,17 @@ static void attention_main(int argc, char** argv) {
         names += std::string(names.empty() ? "" : " ") + command.name;
     }
     for (const AttentionCommand& command : ATTENTION_COMMANDS)
-        if (name == command.name) return command.run(parse_attention_args(argc, argv, command, every_option));
+        if (name == command.name) {
+            AttentionArgs a = parse_attention_args(argc, argv, command, every_option);
+            bool made = mkdir(a.out.c_str(), 0755) == 0;
+            if (!made && errno != EEXIST) fail("can not create %s: %s", a.out.c_str(), strerror(errno));
+            try {
+                return command.run(a);
+            } catch (const Error&) {  // a command that fails removes the --out it made (rmdir: if still empty)
+                if (made) rmdir(a.out.c_str());
+                throw;
+            }
+        }
     fail("unknown command '%s' (valid: %s; --help says more)", name.c_str(), names.c_str());
 }
 

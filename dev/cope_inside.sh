@@ -22,7 +22,7 @@ root=$(realpath -m "$1") out=$(realpath -m "$2")  # from the caller's directory
 beyond=$root/beyond kept=$root/attention
 cd "$(dirname "$0")/.."
 [ -d "$beyond" ] || { echo "dev/cope_inside.sh: $root holds no beyond/ (dev/reproduce.sh ROOT beyond makes it)" >&2; exit 1; }
-mkdir -p "$kept" "$out/parity-cope" "$out/copy-cope" "$out/reverse-cope"
+mkdir -p "$kept"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -54,6 +54,9 @@ parity_runs() {
 
 parity_runs | dumps > "$work/parity"
 mapfile -t parity < "$work/parity"
+# parity's models are the script's subject: without one there is nothing to write
+[ ${#parity[@]} -gt 0 ] || { echo "dev/cope_inside.sh: no CoPE parity model under $beyond (ch_parity_check{,-layers}/ch_parity_check-cope-sSEED)" >&2; exit 1; }
+mkdir -p "$out/parity-cope" "$out/copy-cope" "$out/reverse-cope"
 dev/attention positions --out "$out/parity-cope" "${parity[@]}" > "$out/parity-cope/positions.txt"
 for split in valid test; do
     mkdir -p "$out/parity-cope/attends-$split"

@@ -285,7 +285,7 @@ static void print_place_patch(const std::string& path, int n, int words) {
             printf("%-16s %-13s", state.c_str(), PATCH_NAMES[kind]);
             for (const PatchCounts& range : counts) {
                 long right = range.right[(size_t)std::max(s, 0) * NUM_PATCHES + kind];
-                printf("  %-20.3f", range.examples ? (double)right / range.examples : NAN);
+                printf("  %-20s", range.examples ? format_text("%.3f", (double)right / range.examples).c_str() : "-");  // "-": no example
             }
             printf("\n");
         }

@@ -46,11 +46,12 @@ static std::vector<BucketRow> bucket_rows(int limit, int trained) {
 }
 
 static void print_table(const std::string& path) {
+    int32_t pe = read_checkpoint_header(path)[H_PE];  // refused before its data is built
+    if (pe != PE_T5) fail("%s is a --pe %s checkpoint, not --pe t5", path.c_str(), header_value(H_PE, pe).c_str());
     RunConfig config;
     Run r(&config);
     load_run(&r, path);  // which says what it built: the run's data (its lengths), the model
     const ModelConfig& c = r.model.config;
-    if (c.pe != PE_T5) fail("%s is a --pe %s checkpoint, not --pe t5", path.c_str(), PE_NAMES[c.pe]);
     int longest_train = train_split(r).max_example_len(), longest_test = test_split(r).max_example_len();
     // the farthest a predicting query (not <eos>) looks; with --random-positions L, training
     // draws positions from 0..L-1, and its predicting queries sit at L-2 at most

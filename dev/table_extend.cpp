@@ -49,7 +49,9 @@ static void table_extend(const std::string& in, int from, int period, const std:
     if (rows == 0) fail("%s is a --pe %s model: only ape_learned, t5 and cope learn a table of rows by position to extend", in.c_str(), c.pe.c_str());
     extend_table(&r.model, from, period);
     save_checkpoint(out, r.model, h);
-    printf("wrote %s: rows %d-%d of the table repeat rows %d-%d\n", out.c_str(), from, rows - 1, from - period, from - 1);
+    auto span = [](int lo, int hi) { return lo == hi ? format_text("row %d", lo) : format_text("rows %d-%d", lo, hi); };
+    int copied_hi = std::min(from - 1, rows - 1 - period);  // the last row a row after FROM copies
+    printf("wrote %s: %s of the table repeat %s\n", out.c_str(), span(from, rows - 1).c_str(), span(from - period, copied_hi).c_str());
 }
 
 #ifdef TABLE_EXTEND_MAIN

@@ -156,7 +156,8 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
 // dev/cope_inside.sh over a beyond sweep holding one of its CoPE models (a short parity run), in
 // a directory whose path holds a space: that model's positions, attends and the 15 edits of its
 // table are written, and every model the sweep does not hold is named as left out; a model whose
-// dump fails (here a damaged copy model) stops it with ./train's line
+// dump fails (here a damaged copy model) stops it with ./train's line; a ROOT without beyond/, or
+// whose beyond/ holds no CoPE parity model, is refused
 static void test_cope_inside_looks_at_the_models_there_are(void) {
     std::string root = temp_dir() + "/a root", out = root + "/out";
     Result r = shell("./train --task ch_parity_check --pe cope --seed 256788 --threads 1 --device cpu --out '" + root +
@@ -182,6 +183,12 @@ static void test_cope_inside_looks_at_the_models_there_are(void) {
     TEST_ASSERT_EQUAL_INT(1, bad.status);
     TEST_ASSERT_MESSAGE(contains(bad.out, out + " holds no beyond/"), bad.out.c_str());
     TEST_ASSERT_FALSE(exists(out + "/attention") || exists(root + "/out2"));
+    // a beyond/ without a CoPE parity model: refused with one line, no OUT made
+    shell("mkdir -p '" + root + "/empty/beyond'");
+    bad = shell("dev/cope_inside.sh '" + root + "/empty' '" + root + "/out3'");
+    TEST_ASSERT_EQUAL_INT(1, bad.status);
+    TEST_ASSERT_MESSAGE(contains(bad.out, "no CoPE parity model under") && !contains(bad.out, "dev/attention"), bad.out.c_str());
+    TEST_ASSERT_FALSE(exists(root + "/out3"));
 }
 
 // dev/first_error.sh on a saved decoding, named from the directory it is called in: valid length
