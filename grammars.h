@@ -97,7 +97,8 @@ static inline Words scan_solve(const Task&, const Words& prompt, int* length) {
 // Sampling grammar, with p_unary and p_func drawn from U(0, 1) for every example (as the
 // released corpus was generated):
 //   F -> unary U_arg (p_unary) | binary B_arg , B_arg      U_arg, B_arg -> F (p_func) | STRING
-//   STRING -> 2-5 symbols, each uniform over A1 .. Z20; no string argument repeats within a prompt
+//   STRING -> 2-5 symbols, each uniform over A1 .. Z20; no string argument repeats within a
+//             prompt (their generator kept every string of its whole corpus apart)
 // λ is the number of function words. An example of length λ is a grammar draw conditioned on
 // having λ functions (pcfg_sample draws that exactly) and on every function's value having at
 // most 256 words: a cap of ours, near the paper's 256-token generation limit (it capped no
@@ -254,6 +255,7 @@ static inline Words pcfg_evaluate(Reader& r, int depth, int* functions) {
 static inline Words pcfg_solve(const Task&, const Words& prompt, int* length) {
     Reader r(prompt);
     r.expect("Solve:");
+    if (r.at_end() || !(pcfg_is_unary(r.peek()) || pcfg_is_binary(r.peek()))) r.error("a function (a prompt is one applied to its arguments)");
     int functions = 0;
     Words result = pcfg_evaluate(r, 0, &functions);
     r.expect("[SEP]");

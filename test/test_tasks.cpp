@@ -194,7 +194,12 @@ static std::string expected_pcfg(const Words& p) {
         if (w == "shift") { Words s(x.begin() + 1, x.end()); s.push_back(x[0]); stack.push_back(s); }
         if (w == "echo") { x.push_back(x.back()); stack.push_back(x); }
         if (w == "repeat") { Words s = x; s.insert(s.end(), x.begin(), x.end()); stack.push_back(s); }
-        if (w == "swap_first_last") { Words s = x; std::swap(s.front(), s.back()); stack.push_back(s); }
+        if (w == "swap_first_last") {  // as Hupkes et al.'s code writes it, [s[-1]] + s[1:-1] + [s[0]]: one symbol becomes two
+            Words s = {x.back()};
+            if (x.size() > 1) s.insert(s.end(), x.begin() + 1, x.end() - 1);
+            s.push_back(x.front());
+            stack.push_back(s);
+        }
         if (binary.count(w)) {
             Words y = stack.back();
             stack.pop_back();
@@ -942,7 +947,7 @@ static void test_chomsky_tasks_make_examples_up_to_length_500(void) {
 // ----------------------------------------------------------------------------
 // SCAN: the complete finite language
 
-static void test_scan_language_has_the_known_counts(void) {
+static void test_scan_language_has_the_known_counts_and_answers(void) {
     const Task& scan = find_task("scan");
     std::vector<Words> commands = scan.enumerate();
     TEST_ASSERT_EQUAL_INT(20910, commands.size());
@@ -951,6 +956,8 @@ static void test_scan_language_has_the_known_counts(void) {
     for (const Words& c : commands) {
         std::string actions = expected_scan(c);
         histogram[(int)split_words(actions).size()]++;
+        int length = 0;  // every command answered as the independent interpreter answers it
+        TEST_ASSERT_EQUAL_STRING_MESSAGE(actions.c_str(), join_words(scan.solve(scan, c, &length)).c_str(), join_words(c).c_str());
     }
     TEST_ASSERT_EQUAL_INT(1, histogram.begin()->first);
     TEST_ASSERT_EQUAL_INT(48, histogram.rbegin()->first);
@@ -987,6 +994,7 @@ static void test_pcfg_each_function_does_what_its_name_says(void) {
     TEST_ASSERT_EQUAL_STRING("B2 C3 A1", answer("pcfg", "Solve: shift A1 B2 C3 [SEP]"));
     TEST_ASSERT_EQUAL_STRING("A1 B2 C3 C3", answer("pcfg", "Solve: echo A1 B2 C3 [SEP]"));
     TEST_ASSERT_EQUAL_STRING("C3 B2 A1", answer("pcfg", "Solve: swap_first_last A1 B2 C3 [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("A1 A1", answer("pcfg", "Solve: swap_first_last A1 [SEP]"));  // Hupkes et al.'s [s[-1]] + s[1:-1] + [s[0]]
     TEST_ASSERT_EQUAL_STRING("A1 B2 A1 B2", answer("pcfg", "Solve: repeat A1 B2 [SEP]"));
     TEST_ASSERT_EQUAL_STRING("A1 B2 Z20 Y19", answer("pcfg", "Solve: append A1 B2 , Z20 Y19 [SEP]"));
     TEST_ASSERT_EQUAL_STRING("Z20 Y19 A1 B2", answer("pcfg", "Solve: prepend A1 B2 , Z20 Y19 [SEP]"));
@@ -1061,30 +1069,6 @@ static void test_pcfg_sampler_matches_rejection_from_the_grammar(void) {
     double distance = 0;
     for (const auto& kv : reference) distance += 0.5 * std::fabs(kv.second - exact[kv.first]);
     TEST_ASSERT_LESS_THAN(max_total_variation, distance);
-}
-
-static void test_pcfg_string_arguments_are_not_reused_within_a_prompt(void) {
-    const Task& pcfg = find_task("pcfg");
-    Rng rng = rng_stream(6, 0);
-    for (int i = 0; i < 300; i++) {
-        Words p = pcfg.sample(pcfg, &rng, Bin{12, 12, 12});
-        std::vector<std::string> strings;
-        std::string current;
-        for (size_t j = 1; j < p.size(); j++) {
-            if (pcfg_alphabet().contains(p[j])) {
-                current += p[j] + " ";
-                continue;
-            }
-            if (!current.empty()) strings.push_back(current);
-            current.clear();
-        }
-        std::set<std::string> distinct(strings.begin(), strings.end());
-        TEST_ASSERT_EQUAL_INT_MESSAGE(strings.size(), distinct.size(), join_words(p).c_str());
-        for (const std::string& s : strings) {
-            int symbols = (int)split_words(s).size();
-            TEST_ASSERT_MESSAGE(symbols >= 2 && symbols <= 5, s.c_str());
-        }
-    }
 }
 
 // Draws of a value that should be uniform over lo..hi: "" if none is outside and each value's count
@@ -1172,6 +1156,59 @@ static void test_chomsky_inputs_follow_the_papers_generators(void) {
     TEST_ASSERT_EQUAL_STRING("", not_uniform(op, 0, 2).c_str());
 }
 
+// PCFG SET's strings: 2-5 symbols, each length alike, none repeated within a prompt; and every
+// value (so every answer) at most 256 words, a cap long answers do reach
+static void test_pcfg_strings_and_values_follow_the_grammar(void) {
+    const Task& pcfg = find_task("pcfg");
+    Rng rng = rng_stream(6, 0);
+    std::map<int, int> string_symbols;
+    for (int i = 0; i < 2000; i++) {
+        Words p = pcfg.sample(pcfg, &rng, Bin{12, 12, 12});
+        std::vector<std::string> strings;
+        std::string current;
+        for (size_t j = 1; j < p.size(); j++) {
+            if (pcfg_alphabet().contains(p[j])) {
+                current += p[j] + " ";
+                continue;
+            }
+            if (!current.empty()) strings.push_back(current), string_symbols[(int)split_words(current).size()]++;
+            current.clear();
+        }
+        std::set<std::string> distinct(strings.begin(), strings.end());
+        TEST_ASSERT_EQUAL_INT_MESSAGE(strings.size(), distinct.size(), join_words(p).c_str());
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(string_symbols, 2, 5).c_str());
+    size_t longest = 0;
+    for (int i = 0; i < 3000; i++) {
+        int length = 0;
+        longest = std::max(longest, pcfg.solve(pcfg, pcfg.sample(pcfg, &rng, Bin{35, 35, 35}), &length).size());
+    }
+    TEST_ASSERT_TRUE(longest <= 256);
+    TEST_ASSERT_TRUE(longest > 128);
+}
+
+// LEGO (Zhang et al. 2022): a chain of n variables with names drawn from a-z, each link + or -
+// alike, and the question about a variable of the chain's second half, [ceil(n/2), n-1]
+static void test_lego_chains_follow_the_papers_generator(void) {
+    const Task& lego = find_task("lego");
+    Rng rng = rng_stream(9, 0);
+    std::map<int, int> first_name, sign, asked;
+    for (int i = 0; i < 20000; i++) {
+        Words p = lego.sample(lego, &rng, Bin{7, 7, 7});  // odd: ceil(n/2) is not n/2
+        std::vector<std::string> chain;  // the variables in clause order: the chain's order
+        for (size_t j = 1; j + 2 < p.size() && p[j] != "."; j++)
+            if (p[j + 1] == "=") {
+                chain.push_back(p[j]);
+                if (chain.size() > 1) sign[p[j + 2] == "-"]++;
+            }
+        first_name[chain[0][0] - 'a']++;
+        asked[(int)(std::find(chain.begin(), chain.end(), p[p.size() - 2]) - chain.begin())]++;
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(first_name, 0, 25).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(sign, 0, 1).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(asked, 4, 6).c_str());
+}
+
 // ----------------------------------------------------------------------------
 // bad input: one clear message, never a crash
 
@@ -1196,6 +1233,7 @@ static void test_malformed_prompts_are_refused_with_the_place_named(void) {
         {"scan", "Solve: walk and [SEP]", "word 4: expected an action"},
         {"pcfg", "Solve: append A1 B2 [SEP]", "word 5: expected ',', found '[SEP]'"},
         {"pcfg", "Solve: copy , A1 [SEP]", "word 3: expected a function or a symbol"},
+        {"pcfg", "Solve: A1 B2 [SEP]", "word 2: expected a function (a prompt is one applied to its arguments), found 'A1'"},
         {"ch_even_pairs", "EvenPairs: [SEP]", "word 2: expected a bit (0 or 1), found '[SEP]'"},
         {"ch_parity_check", "ParityCheck: 0 1", "expected a bit (0 or 1) or '[SEP]' after the last word"},
         {"ch_cycle_navigation", "CycleNavigation: +1 1 [SEP]", "word 3: expected an action (-1, 0 or +1) or '[SEP]', found '1'"},
@@ -1365,13 +1403,14 @@ int main(int argc, char** argv) {
     RUN_TEST(test_chomsky_tasks_answer_the_papers_examples);
     RUN_TEST(test_chomsky_binary_tasks_work_beyond_machine_integers);
     RUN_TEST(test_chomsky_tasks_make_examples_up_to_length_500);
-    RUN_TEST(test_scan_language_has_the_known_counts);
+    RUN_TEST(test_scan_language_has_the_known_counts_and_answers);
     RUN_TEST(test_scan_splits_are_the_papers);
     RUN_TEST(test_pcfg_each_function_does_what_its_name_says);
     RUN_TEST(test_pcfg_generated_data_exercises_every_function);
     RUN_TEST(test_pcfg_sampler_matches_rejection_from_the_grammar);
     RUN_TEST(test_chomsky_inputs_follow_the_papers_generators);
-    RUN_TEST(test_pcfg_string_arguments_are_not_reused_within_a_prompt);
+    RUN_TEST(test_pcfg_strings_and_values_follow_the_grammar);
+    RUN_TEST(test_lego_chains_follow_the_papers_generator);
     RUN_TEST(test_malformed_prompts_are_refused_with_the_place_named);
     RUN_TEST(test_pathological_pcfg_prompts_are_refused_not_crashed_on);
     RUN_TEST(test_deeply_nested_expressions_are_refused_not_crashed_on);
