@@ -415,7 +415,9 @@ static void test_lengths_follow_the_paper_split(void) {
             int lo = *std::min_element(len.begin(), len.end()), hi = *std::max_element(len.begin(), len.end());
             int want_lo = k == SPLIT_TEST ? e.train_max + 1 : e.train_min, want_hi = k == SPLIT_TEST ? e.test_max : e.train_max;
             std::string where = std::string(e.task) + " " + SPLIT_NAMES[k];
-            if (std::string(e.task) == "scan" && k == SPLIT_VALID)  // a tenth of the pool: its 6 one-action commands may all be in train
+            // SCAN's pool has six one-action commands: at these sizes train (3,000 of 17,774) or
+            // valid may hold none of them (test_scan_splits_are_the_papers checks the whole pool)
+            if (std::string(e.task) == "scan" && k != SPLIT_TEST)
                 TEST_ASSERT_MESSAGE(lo >= 1 && lo <= 2, where.c_str());
             else
                 TEST_ASSERT_EQUAL_INT_MESSAGE(want_lo, lo, where.c_str());
@@ -983,6 +985,10 @@ static void test_scan_splits_are_the_papers(void) {
     TEST_ASSERT_EQUAL_INT(3136, d.splits[SPLIT_TEST].size());
     std::set<std::vector<int>> train = prompt_set(d.splits[SPLIT_TRAIN]);
     for (const std::vector<int>& p : prompt_set(d.splits[SPLIT_VALID])) TEST_ASSERT_MESSAGE(!train.count(p), "valid and train share a command");
+    std::vector<int> in_distribution = d.splits[SPLIT_TRAIN].length;  // train and valid: the whole pool, 1-25 actions
+    in_distribution.insert(in_distribution.end(), d.splits[SPLIT_VALID].length.begin(), d.splits[SPLIT_VALID].length.end());
+    TEST_ASSERT_EQUAL_INT(1, *std::min_element(in_distribution.begin(), in_distribution.end()));
+    TEST_ASSERT_EQUAL_INT(25, *std::max_element(in_distribution.begin(), in_distribution.end()));
 }
 
 // ----------------------------------------------------------------------------
@@ -1209,6 +1215,178 @@ static void test_lego_chains_follow_the_papers_generator(void) {
     TEST_ASSERT_EQUAL_STRING("", not_uniform(asked, 4, 6).c_str());
 }
 
+// The paper's tasks' inputs as its generators draw them (tasks.md): the answers are checked
+// against independent solutions above, which would pass any inputs.
+static std::vector<Words> draws(const char* name, Bin bin, int n) {
+    const Task& t = find_task(name);
+    Rng rng = rng_stream(8, hash_string(name));
+    std::vector<Words> prompts;
+    for (int i = 0; i < n; i++) prompts.push_back(t.sample(t, &rng, bin));
+    return prompts;
+}
+
+// how many of the words' neighbours are equal, against the count expected of independent draws
+// from k symbols: "" if within five standard deviations
+static std::string repeats_not_independent(const std::vector<Words>& lists, int k) {
+    long pairs = 0, equal = 0;
+    for (const Words& l : lists)
+        for (size_t i = 1; i < l.size(); i++) pairs++, equal += l[i] == l[i - 1];
+    double expected = (double)pairs / k, sd = std::sqrt(expected * (1 - 1.0 / k));
+    return std::fabs(equal - expected) <= 5 * sd ? "" : format_text("%ld equal neighbours of %ld, expected %.0f", equal, pairs, expected);
+}
+
+// an integer written as number_words writes it: an optional "-", then digits
+static int words_value(Words::const_iterator from, Words::const_iterator to) {
+    bool minus = *from == "-";
+    int v = 0;
+    for (auto it = from + minus; it != to; ++it) v = 10 * v + (*it)[0] - '0';
+    return minus ? -v : v;
+}
+
+static void test_paper_task_inputs_follow_the_papers_generators(void) {
+    // copy's multi-character variants and reverse: words uniform over the 100, independent
+    for (const char* name : {"copy_cmc", "copy_cmc2x", "reverse", "reverse_mc", "reverse_mcrv"}) {
+        std::vector<Words> words;
+        std::map<int, int> rank;
+        for (const Words& p : draws(name, Bin{5, 5, 5}, 4000)) {
+            words.push_back(Words(p.begin() + 1, p.end() - 1));
+            for (const std::string& w : words.back()) rank[copy_alphabet().rank.at(w)]++;
+        }
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", not_uniform(rank, 0, 99).c_str(), name);
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", repeats_not_independent(words, 100).c_str(), name);
+    }
+    // copy (rsc) and rsc2x: one word repeated, uniform over the 100
+    for (const char* name : {"copy", "copy_rsc2x"}) {
+        std::map<int, int> rank;
+        for (const Words& p : draws(name, Bin{2, 2, 2}, 20000)) rank[copy_alphabet().rank.at(p[1])]++;
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", not_uniform(rank, 0, 99).c_str(), name);
+    }
+    // addition: an n-digit operand uniform over [10^(n-1), 10^n - 1], a 1-digit one over 0..9
+    std::map<int, int> one_digit, leading, units;
+    for (const Words& p : draws("addition", Bin{1, 1, 1}, 10000)) one_digit[p[1][0] - '0']++, one_digit[p[3][0] - '0']++;
+    for (const Words& p : draws("addition", Bin{3, 3, 3}, 10000)) leading[p[1][0] - '0']++, units[p[3][0] - '0']++;
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(one_digit, 0, 9).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(leading, 1, 9).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(units, 0, 9).c_str());
+    // poly: x over -2..2; each term's coefficient over -3..3 and degree over 0..3
+    std::map<int, int> x, coefficient, degree;
+    for (const Words& p : draws("poly", Bin{8, 8, 8}, 2500)) {
+        auto in = std::find(p.begin(), p.end(), "in");
+        x[words_value(p.begin() + 4, in)]++;
+        for (auto term = in + 1; term < p.end() - 1;) {  // c * x ** e, then + or ?
+            auto times = std::find(term, p.end(), "*"), plus = std::find(times, p.end(), "+");
+            if (plus == p.end()) plus = p.end() - 1;
+            coefficient[words_value(term, times)]++, degree[words_value(times + 3, plus)]++;
+            term = plus + 1;
+        }
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(x, -2, 2).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(coefficient, -3, 3).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(degree, 0, 3).c_str());
+    // sort: symbols uniform over the 50, independent, the list in no particular order;
+    // sort_multi: numbers uniform over 10..9999 (so 90 of every 9,990 have two digits)
+    std::vector<Words> lists;
+    std::map<int, int> symbol;
+    int in_order = 0;
+    for (const Words& p : draws("sort", Bin{8, 8, 8}, 2500)) {
+        Words items;
+        for (size_t i = 5; i < p.size() - 2; i += 2) items.push_back(p[i]), symbol[sort_alphabet().rank.at(p[i])]++;
+        in_order += std::is_sorted(items.begin(), items.end(), [](const std::string& a, const std::string& b) {
+            return sort_alphabet().rank.at(a) < sort_alphabet().rank.at(b);
+        });
+        lists.push_back(items);
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(symbol, 0, 49).c_str());
+    TEST_ASSERT_EQUAL_STRING("", repeats_not_independent(lists, 50).c_str());
+    TEST_ASSERT_LESS_THAN(25, in_order);  // 8 items drawn alike are in order about once in 3,000
+    std::map<int, int> digits, value_tenth;
+    in_order = 0;
+    for (const Words& p : draws("sort_multi", Bin{8, 8, 8}, 2500)) {
+        std::vector<int> values;
+        for (auto item = p.begin() + 5; item < p.end() - 2;) {
+            auto end = std::find_if(item, p.end(), [](const std::string& w) { return w == "," || w == "]"; });
+            values.push_back(words_value(item, end));
+            digits[(int)(end - item)]++, value_tenth[(values.back() - 10) * 10 / 9990]++;
+            item = end + 1;
+        }
+        in_order += std::is_sorted(values.begin(), values.end());
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(value_tenth, 0, 9).c_str());
+    TEST_ASSERT_TRUE(digits.begin()->first == 2 && digits.rbegin()->first == 4);
+    TEST_ASSERT_DOUBLE_WITHIN(5 * std::sqrt(20000 * 90.0 / 9990), 20000 * 90.0 / 9990, digits[2]);
+    TEST_ASSERT_LESS_THAN(25, in_order);
+    // sum: numbers uniform over 1..9; parity: bits fair, so the answer is Yes half the time
+    std::map<int, int> number, bit, yes;
+    for (const Words& p : draws("sum", Bin{8, 8, 8}, 2500))
+        for (size_t i = 1; i < p.size() - 2; i += 2) number[p[i][0] - '0']++;
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(number, 1, 9).c_str());
+    const Task& parity = find_task("parity");
+    for (const Words& p : draws("parity", Bin{5, 5, 5}, 4000)) {
+        for (const std::string& w : p) if (w == "0" || w == "1") bit[w == "1"]++;
+        int length = 0;
+        yes[parity.solve(parity, p, &length)[3] == "Yes"]++;
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(bit, 0, 1).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(yes, 0, 1).c_str());
+}
+
+// copy_rdc's deck: every ordered pair of distinct words of the 78 once, and a partial deal takes
+// its pairs from all over the deck (a deck left unshuffled would deal the first words only)
+static void test_copy_rdc_deck_holds_every_pair_and_deals_them_shuffled(void) {
+    const Task& task = find_task("copy_rdc");
+    std::set<std::pair<int, int>> pairs;
+    for (int i = 0; i < task.deck->per_bin; i++) {
+        Words p = task.deck->nth(task, Bin{2, 2, 2}, i);
+        int from = copy_alphabet().rank.at(p[1]), to = copy_alphabet().rank.at(p[3]);
+        TEST_ASSERT_TRUE(from != to && from < RDC_SYMBOLS && to < RDC_SYMBOLS);
+        pairs.insert({from, to});
+    }
+    TEST_ASSERT_EQUAL_INT(RDC_SYMBOLS * (RDC_SYMBOLS - 1), pairs.size());
+    DataConfig c = small_config();
+    c.train_max = 2, c.train_size = 3900, c.valid_size = 1000;  // one length: 3,900 of its 6,006 to train, 1,000 to valid
+    Vocab v = make_vocab(task);
+    for (SplitKind kind : {SPLIT_TRAIN, SPLIT_VALID}) {
+        Split s = make_split(task, v, c, kind);
+        std::map<int, int> from;
+        for (int i = 0; i < s.size(); i++) from[copy_alphabet().rank.at(v.words[s.example(i)[1]])]++;
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", not_uniform(from, 0, RDC_SYMBOLS - 1).c_str(), SPLIT_NAMES[kind]);
+    }
+}
+
+// Valid is drawn from a stream of its own: where a length has many prompts, it shares none with
+// train (copy and copy_rsc2x have 100 prompts a length, parity 2^λ: those share by design)
+static void test_valid_is_drawn_apart_from_train(void) {
+    for (const char* name : {"copy_cmc", "reverse", "addition", "poly", "sort", "sort_multi", "sum"}) {
+        Dataset d = make_dataset(find_task(name), small_config());
+        const Split &train = d.splits[SPLIT_TRAIN], &valid = d.splits[SPLIT_VALID];
+        std::set<std::vector<int>> train_prompts = prompt_set(train);
+        int shared = 0;
+        for (int i = 0; i < valid.size(); i++)
+            shared += valid.length[i] >= 4 && train_prompts.count(std::vector<int>(valid.example(i), valid.example(i) + valid.prompt_len[i]));
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, shared, name);
+        int same_as_before = 0;  // a split is shuffled: its lengths do not come in runs
+        for (int i = 1; i < train.size(); i++) same_as_before += train.length[i] == train.length[i - 1];
+        int bins = *std::max_element(train.length.begin(), train.length.end()) - *std::min_element(train.length.begin(), train.length.end()) + 1;
+        TEST_ASSERT_LESS_THAN_MESSAGE(3 * train.size() / bins, same_as_before, name);
+    }
+}
+
+// the split shuffle: each of the 6 orders of 3 examples alike over many seeds (a shuffle that
+// never leaves an example in place, Sattolo's, makes 2 of them)
+static void test_a_split_is_shuffled_into_every_order_alike(void) {
+    Split three;
+    for (int i = 0; i < 3; i++) three.tokens.push_back(i), three.start.push_back(i + 1), three.prompt_len.push_back(1), three.length.push_back(i);
+    std::map<int, int> order;
+    for (uint64_t seed = 0; seed < 60000; seed++) {
+        Split s = shuffled(three, rng_stream(seed, 0));
+        order[s.tokens[0] * 9 + s.tokens[1] * 3 + s.tokens[2]]++;
+    }
+    TEST_ASSERT_EQUAL_INT(6, order.size());
+    std::map<int, int> numbered;  // the six orders, numbered 0..5
+    for (const auto& kv : order) numbered[(int)numbered.size()] = kv.second;
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(numbered, 0, 5).c_str());
+}
+
 // ----------------------------------------------------------------------------
 // bad input: one clear message, never a crash
 
@@ -1411,6 +1589,10 @@ int main(int argc, char** argv) {
     RUN_TEST(test_chomsky_inputs_follow_the_papers_generators);
     RUN_TEST(test_pcfg_strings_and_values_follow_the_grammar);
     RUN_TEST(test_lego_chains_follow_the_papers_generator);
+    RUN_TEST(test_paper_task_inputs_follow_the_papers_generators);
+    RUN_TEST(test_copy_rdc_deck_holds_every_pair_and_deals_them_shuffled);
+    RUN_TEST(test_valid_is_drawn_apart_from_train);
+    RUN_TEST(test_a_split_is_shuffled_into_every_order_alike);
     RUN_TEST(test_malformed_prompts_are_refused_with_the_place_named);
     RUN_TEST(test_pathological_pcfg_prompts_are_refused_not_crashed_on);
     RUN_TEST(test_deeply_nested_expressions_are_refused_not_crashed_on);
