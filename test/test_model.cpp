@@ -93,6 +93,58 @@ static void test_matmul_forward_matches_the_formula(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected.data(), out.data(), N * OC, "out");
 }
 
+// ----------------------------------------------------------------------------
+// constants a gradient check can not see (a forward and its backward changed alike stay
+// consistent): each against a hand computation
+
+// RMSNorm's epsilon is T5's 1e-6, which shows where mean(x^2) is of its size
+static void test_rmsnorm_adds_t5s_epsilon_to_the_mean_square(void) {
+    const int C = 4;
+    real x[C] = {1e-3, -1e-3, 1e-3, -1e-3}, w[C] = {1, 1, 1, 1}, y[C], rstd;
+    rmsnorm_forward(y, &rstd, x, w, 1, C);
+    double expected = 1 / std::sqrt(1e-6 + 1e-6);  // mean(x^2) = 1e-6
+    TEST_ASSERT_DOUBLE_WITHIN(1e-5 * expected, expected, rstd);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, 1e-3 * expected, y[0]);
+}
+
+// inverted dropout: a kept element is x / (1 - p), a dropped one 0, and about 1 - p are kept
+static void test_dropout_scales_what_it_keeps_by_one_over_one_minus_p(void) {
+    Dropout d = {0.25f, 11, 3};
+    const size_t n = 4096;
+    std::vector<real> x(n, 1.0), y(n);
+    dropout_forward(y.data(), x.data(), d, d.key(SITE_EMBED), n);
+    size_t kept = 0, other = 0;
+    for (real v : y) kept += v != 0, other += v != 0 && std::fabs(v - 4.0 / 3) > 1e-6;
+    TEST_ASSERT_EQUAL_INT(0, other);
+    TEST_ASSERT_DOUBLE_WITHIN(0.03, 0.75, (double)kept / n);
+}
+
+// the LM head: logits = rmsnorm(h) wte^T / sqrt(C), the weights tied to the embedding's
+static void test_logits_are_the_final_norm_times_the_tied_embedding_over_sqrt_c(void) {
+    ModelConfig c{1, 8, 2, 16, 5, 6, PE_NOPE, 0.25f, 0.0f};
+    Model m;
+    model_init(&m, c, 1, 3);
+    int tokens[6] = {1, 2, 3, 4, 0, 1};
+    model_forward(&m, tokens, nullptr, 1, 6, NO_DROPOUT);
+    for (int t = 0; t < 6; t++)
+        for (int v = 0; v < c.V; v++) {
+            double s = 0;
+            for (int k = 0; k < c.C; k++) s += (double)m.act(A_LNF)[t * c.C + k] * m.param(P_WTE)[v * c.C + k];
+            TEST_ASSERT_DOUBLE_WITHIN(1e-5, s / std::sqrt((double)c.C), m.act(A_LOGITS)[t * c.V + v]);
+        }
+}
+
+// the softmax subtracts each row's largest score: scores near 750 (exp overflows past 709 in
+// double, 88 in float) give the weights exp(s - 780) would, not NaN
+static void test_attention_softmax_stays_finite_for_large_scores(void) {
+    const int B = 1, T = 3, C = 1, NH = 1;
+    std::vector<real> qkv = {30, 25, 1, 30, 26, 2, 30, 25.5, 3};  // q, k, v of each token: scores 750, 780, 765 for query 2
+    std::vector<real> out(T * C), att(T * T);
+    attention_forward(out.data(), att.data(), qkv.data(), nullptr, 1, nullptr, NO_DROPOUT, 0, B, T, C, NH, 0, PRECISION_FP32);
+    double e0 = std::exp(-30.0), e1 = 1, e2 = std::exp(-15.0);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, (e0 * 1 + e1 * 2 + e2 * 3) / (e0 + e1 + e2), out[2]);
+}
+
 static void test_matmul_backward_matches_finite_differences(void) {
     const int N = MM_N, C = MM_C, OC = MM_OC;
     std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), dout = random_vector(N * OC, 6);
@@ -984,8 +1036,10 @@ static void test_kv_cache_forward_matches_full_forward_in_bf16(void) {
 
 // Rows long enough for several key tiles (ATTENTION_TILE = 32): two rows of 75 random tokens,
 // the second padded after 71, with targets on most real tokens. Packed, the second row holds
-// sequences starting at 0, 29 and 45, mid-tile, so that some tiles are partly before a query's
-// sequence and the last sequence never reads tile 0; drawn positions climb by 1 to 3.
+// sequences starting at 0, 29, 31, 33 and 45: mid-tile, so that some tiles are partly before a
+// query's sequence and the last sequence never reads tile 0, and on either side of the tile
+// boundary at 32 (one starting at tile 0's last token, one a token into tile 1); drawn positions
+// climb by 1 to 3.
 struct LongBatch {
     static const int B = 2, T = 75, REAL = 71;
     int tokens[B * T], targets[B * T], counted[B * T], drawn[B * T], starts[B * T];
@@ -998,7 +1052,7 @@ struct LongBatch {
                 bool real = b == 0 || t < REAL;
                 tokens[at] = real ? rng.between(1, 10) : PAD_ID;
                 targets[at] = real && rng.below(4) ? rng.between(1, 10) : -1;
-                starts[at] = b == 0 ? 0 : t >= REAL ? REAL : t >= 45 ? 45 : t >= 29 ? 29 : 0;
+                starts[at] = b == 0 ? 0 : t >= REAL ? REAL : t >= 45 ? 45 : t >= 33 ? 33 : t >= 31 ? 31 : t >= 29 ? 29 : 0;
                 counted[at] = t - starts[at];
                 drawn[at] = position += rng.between(1, 3);
             }
@@ -1244,6 +1298,10 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
     RUN_TEST(test_matmul_forward_matches_the_formula);
+    RUN_TEST(test_rmsnorm_adds_t5s_epsilon_to_the_mean_square);
+    RUN_TEST(test_dropout_scales_what_it_keeps_by_one_over_one_minus_p);
+    RUN_TEST(test_logits_are_the_final_norm_times_the_tied_embedding_over_sqrt_c);
+    RUN_TEST(test_attention_softmax_stays_finite_for_large_scores);
     RUN_TEST(test_matmul_backward_matches_finite_differences);
     RUN_TEST(test_round_to_bf16_rounds_to_nearest_even);
     RUN_TEST(test_bf16_products_read_every_operand_rounded);

@@ -371,6 +371,39 @@ static void test_learning_rate_warms_up_from_zero_then_decays_to_lr_end(void) {
     TEST_ASSERT_EQUAL_FLOAT(1e-3, lr_at(o, 60));
     TEST_ASSERT_EQUAL_FLOAT((1e-3 - 1e-7) * 0.5 + 1e-7, lr_at(o, 530));  // halfway down
     TEST_ASSERT_EQUAL_FLOAT(1e-7, lr_at(o, 1000));
+    o.steps = 10;  // warmup rounds 6% of the steps up, as HF's get_warmup_steps: ceil(0.6) = 1
+    TEST_ASSERT_EQUAL_FLOAT(0.0, lr_at(o, 0));
+    TEST_ASSERT_EQUAL_FLOAT(1e-3, lr_at(o, 1));
+    o.steps = 1010;  // ceil(60.6) = 61
+    TEST_ASSERT_EQUAL_FLOAT(1e-3 * 60 / 61, lr_at(o, 60));
+}
+
+// the run's flags reach the optimiser, and its step clips to --grad-clip and divides the loss
+// by the batch's loss_tokens (--sort-pool's pool mean; 0: the batch's own count of targets)
+static void test_a_training_step_follows_the_runs_optimiser_flags(void) {
+    RunConfig c = small_run(temp_dir(), 4);
+    c.weight_decay = 0.2, c.warmup_frac = 0.1;
+    OptimConfig o = optim_config(c);
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.2, o.weight_decay);
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.1, o.warmup_frac);
+    double norms[3];
+    for (int k = 0; k < 3; k++) {
+        RunConfig run = small_run(temp_dir(), 4);
+        run.grad_clip = k == 2 ? 0.01 : 1.0;
+        Run r(&run);
+        prepare_quietly(&r);
+        BatchSampler sampler(run.seed, train_split(r), 0);
+        Batch batch;
+        sampler.fill(&batch, 0, run.batch);
+        size_t targets = 0;
+        for (int t : batch.targets) targets += t >= 0;
+        batch.loss_tokens = k == 1 ? 2 * targets : 0;  // twice the divisor: half the gradient
+        double loss;
+        TEST_ASSERT_TRUE(device_train_step(&r, batch, NO_DROPOUT, 0, &loss, &norms[k]));
+        if (k == 2) TEST_ASSERT_DOUBLE_WITHIN(1e-5, 0.01, gradient_norm(r.model));  // clipped to the flag's 0.01
+    }
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6 * norms[0], norms[0] / 2, norms[1]);
+    TEST_ASSERT_TRUE(norms[2] > 0.01);
 }
 
 static void test_adamw_follows_hf_transformers_formulas(void) {
@@ -494,7 +527,8 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
     TEST_ASSERT_EQUAL_INT(2, param_copies(b.model.config, P_PE_TABLE));
 }
 
-// a switch and the count of skipped steps survive a checkpoint, like every saved setting
+// a switch, the count of skipped steps and the best step apart from the last survive a
+// checkpoint, like every saved setting
 static void test_skip_nonfinite_and_the_skipped_count_are_saved(void) {
     std::string dir = temp_dir();
     RunConfig c = small_run(dir, 4);
@@ -502,11 +536,16 @@ static void test_skip_nonfinite_and_the_skipped_count_are_saved(void) {
     Run r(&c);
     prepare_quietly(&r);
     r.progress.skipped = 3;
+    r.progress.step = 12, r.progress.best_step = 4, r.progress.best_accuracy = 0.5;  // a best step other than the last
     Header h = run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress);
     RunConfig back;
     Progress p = restore_run(h, &back);
     TEST_ASSERT_TRUE(back.skip_nonfinite);
     TEST_ASSERT_EQUAL_INT(3, p.skipped);
+    TEST_ASSERT_EQUAL_INT(12, p.step);
+    TEST_ASSERT_EQUAL_INT(4, p.best_step);
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.5, p.best_accuracy);
+    TEST_ASSERT_EQUAL_FLOAT(0.1f, bits_float(h[H_DROPOUT]));  // the model fields too, README's layout
     c.skip_nonfinite = false;
     restore_run(run_header(r.model, CKPT_TRAIN_STATE, &c, r.progress), &back);
     TEST_ASSERT_FALSE(back.skip_nonfinite);
@@ -1188,6 +1227,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did);
     RUN_TEST(test_bench_times_whole_pools_of_the_first_steps);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
+    RUN_TEST(test_a_training_step_follows_the_runs_optimiser_flags);
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
     RUN_TEST(test_weight_decay_spares_the_positional_tables_only);
     RUN_TEST(test_adamw_moves_a_kerple_value_from_its_bound);
