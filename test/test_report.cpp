@@ -976,6 +976,254 @@ static void test_the_same_run_twice_is_refused(void) {
     fs::remove_all(dir);
 }
 
+// ----------------------------------------------------------------------------
+// the rules at their edges: bars met exactly, percentiles, ties, settings, old runs beside new
+// ones, the plots' data (each of these caught a change of the report that the tests above passed)
+
+static Column labelled(const std::string& task, const std::string& label, uint64_t seed, std::vector<double> ood) {
+    Column c = column(task, seed, ood);
+    c.label = label;
+    return c;
+}
+
+// the bar is reached at exactly halfway: ID 0.5 of runs from before the majority field is learned
+static void test_an_id_accuracy_exactly_at_the_bar_is_learned(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p, "tiny", p == PE_NOPE ? 0.5 : 0.2);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// learned is judged by a method's mean over seeds, not by its best seed: nope 0.8 and 0.0 -> mean 0.4 < 0.5
+static void test_learned_uses_the_mean_over_seeds_not_the_best_seed(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++)
+        for (int seed : {1, 2})
+            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.0, "tiny",
+                      p == PE_NOPE ? (seed == 1 ? 0.8 : 0.0) : 0.2);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("No PE learned this task in distribution (best mean ID accuracy 0.400 < 0.500") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a run exactly at the bar is not named as below it
+static void test_a_run_exactly_at_the_bar_is_not_named(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++)
+        for (int seed : {1, 2})
+            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.5, "tiny",
+                      p == PE_ALIBI && seed == 2 ? 0.5 : 1.0);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("Runs that did not learn") == std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// the central 90% are the 5th and 95th percentiles. One task, three seeds, A first in
+// two: A's MRR over a draw is (1 x wins + 1/2 x losses) / 3; P(no win) = 1/27 = 3.7%, between
+// 2.5% and 5%, so the 5th percentile is one win (2/3); B's 95th percentile is two wins (5/6).
+static void test_the_interval_is_the_5th_to_95th_percentile(void) {
+    std::vector<Column> c = {column("a", 1, {1.0, 0.0}), column("a", 2, {1.0, 0.0}), column("a", 3, {0.0, 1.0})};
+    Redrawn r = redraw_columns(c, 2, false);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 2.0 / 3, r.lo[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 5.0 / 6, r.hi[1]);
+}
+
+// MRRs equal but for their last bit (sums in another order) share the first place of a draw.
+// Six methods, three one-seed tasks: A ranks 1, 2, 6 and B 2, 6, 1 (both 5/9); the others lower.
+static void test_mrrs_equal_but_for_rounding_share_first_place(void) {
+    std::vector<Column> c = {column("a", 1, {0.9, 0.8, 0.1, 0.7, 0.6, 0.5}), column("b", 1, {0.8, 0.1, 0.9, 0.7, 0.6, 0.5}),
+                             column("c", 1, {0.1, 0.9, 0.5, 0.8, 0.7, 0.6})};
+    Redrawn r = redraw_columns(c, 6, false);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, r.first[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, r.first[1]);
+}
+
+// a column without every method is drawn no more than it is ranked. a: A first; b lacks B.
+// Only a is ranked, so B's MRR is 1/2 in every draw.
+static void test_an_incomplete_column_is_never_drawn(void) {
+    Redrawn r = redraw_columns({column("a", 1, {1.0, 0.0}), column("b", 1, {0.0, NAN})}, 2, false);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, r.lo[1]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, r.hi[1]);
+}
+
+// two settings of one task are two tasks when drawn again: one seed each, tasks kept, nothing moves
+static void test_the_settings_of_a_task_are_drawn_as_tasks_apart(void) {
+    Redrawn r = redraw_columns({labelled("copy", "model=tiny", 1, {1.0, 0.0}), labelled("copy", "model=small", 1, {0.0, 1.0})}, 2, false);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, r.lo[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.75, r.hi[0]);
+}
+
+// a run with both wrappers is named "+rand+abacus" (config.json's order of the top comment)
+static void test_rand_comes_before_abacus_in_a_name(void) {
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/copy-nope", "copy", "nope", PLAIN, 1, 0.1);
+    write_wrapped_run(dir + "/copy-nope-rand-abacus", "copy", "nope", Wrappers{256, true, "none"}, 1, 0.9);
+    TEST_ASSERT_MESSAGE(ends_with(write_report(dir), "MRR over 1 columns: nope+rand+abacus 1.000  nope 0.500\n"), dir.c_str());
+    fs::remove_all(dir);
+}
+
+// the per-token mean is over the seeds that record it; the min-max is over all seeds.
+// nope seed 1 from before test_tokens (OOD 0.8), seed 2 now (OOD 0.2, per-token 0.6)
+static void test_a_method_row_mixes_old_and_new_seeds(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.8);
+    write_wrapped_run(dir + "/copy-nope-s2", "copy", "nope", PLAIN, 2, 0.2);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| nope | 0.500 | 0.200-0.800 | 1.000 | 2 | 1.000 | 2 of 2 | 0.600 |\n") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// the OOD majority score is test_majority_answer's, not valid_majority_answer's
+static void test_the_ood_majority_score_is_read_from_its_own_field(void) {
+    std::string dir = temp_dir();
+    Wrappers w = PLAIN;
+    w.majority = 0.5;
+    write_run(dir + "/parity-nope", "parity", "nope", 1, 0.5, "tiny", 1.0, &w);
+    std::string results = read_text(dir + "/parity-nope/results.json");
+    results.replace(results.find("\"test_majority_answer\": 0.5000"), 30, "\"test_majority_answer\": 0.2500");
+    write_text(dir + "/parity-nope/results.json", results);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("The most common answer, always given, scores 0.500 ID and 0.250 OOD.") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a family is the name up to the FIRST underscore
+static void test_a_family_ends_at_the_first_underscore(void) {
+    TEST_ASSERT_EQUAL_STRING("ch", family_of("ch_binary_addition"));
+}
+
+// an unfinished run labels no setting
+static void test_an_unfinished_run_labels_no_setting(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/tiny-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p, "tiny");
+    write_run(dir + "/small-nope", "copy", "nope", 1, -1, "small");
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("model=") == std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// the tasks some PE learned are told apart by setting: copy [model=tiny] learned (ID 1),
+// copy [model=small] not (ID 0.2): the MRR over the learned tasks is over tiny's one column
+static void test_a_setting_no_pe_learned_is_left_out_of_the_learned_mrr(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/tiny-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_NOPE ? 1.0 : 0.1 * p, "tiny");
+        write_run(dir + "/small-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_ROPE ? 1.0 : 0.1 * p, "small", 0.2);
+    }
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(summary.find("MRR over the tasks some PE learned (1 columns): nope 1.000  rope 0.500  alibi 0.333  t5 0.250  ape 0.200\n") !=
+                            std::string::npos,
+                        summary.c_str());
+    fs::remove_all(dir);
+}
+
+// "first in" follows the MRR's rule, tie-break included: nope and ape tied at 1.0, nope listed first
+static void test_first_in_gives_a_tie_to_the_method_listed_first(void) {
+    std::string dir = temp_dir();
+    const double ood[NUM_PAPER_PES] = {1.0, 1.0, 0.5, 0.3, 0.2};
+    for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, ood[p]);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| nope | 1.000 | 1.000-1.000 | 1.000 | 1 | 1.000 | 1 of 1 | - |\n") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| ape | 1.000 | 1.000-1.000 | 1.000 | 1 | 0.500 | 0 of 1 | - |\n") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a task plot's data. One task, nope (place 0) and ape (place 1), one seed:
+// ID 1.0 at lengths 2-4, OOD 0.5 (nope) and 0.0 (ape) at 5-6; axis 1.5-6.5, training band to 4.5
+static void test_a_task_plot_draws_every_length_and_its_methods_colour(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5);
+    write_run(dir + "/copy-ape", "copy", "ape", 1, 0.0);
+    write_report(dir);
+    std::string svg = read_text(dir + "/copy.svg");
+    SvgPlot axis(1.5, 6.5, "");
+    std::string nope_line;
+    for (int length = 2; length <= 6; length++) nope_line += format_text("%.1f,%.1f ", axis.x(length), axis.y(length <= 4 ? 1.0 : 0.5));
+    TEST_ASSERT_MESSAGE(svg.find("stroke=\"" + std::string(plot_color(0)) + "\" points=\"" + nope_line + "\"") != std::string::npos, svg.c_str());
+    std::string band = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\"", axis.x(1.5), axis.y(1), axis.x(4.5) - axis.x(1.5));
+    TEST_ASSERT_MESSAGE(svg.find(band) != std::string::npos, svg.c_str());
+    TEST_ASSERT_EQUAL_INT(5, count_of(svg, "fill=\"" + std::string(plot_color(1)) + "\" fill-opacity=\"0.3\""));  // ape's dots
+    fs::remove_all(dir);
+}
+
+// each bar of mrr.svg is its own method's MRR (0.750 ... 0.233 in the small sweep's values)
+static void test_mrr_bars_carry_their_own_values(void) {
+    Mrr m;
+    m.of_method = {0.75, 0.5, 0.25};
+    m.columns = 1;
+    std::vector<Method> ranked = {{PE_NOPE, ""}, {PE_APE, ""}, {PE_ROPE, ""}};
+    std::string svg = mrr_svg(m, ranked, "t");
+    for (const char* v : {">0.750</text>", ">0.500</text>", ">0.250</text>"}) TEST_ASSERT_EQUAL_INT_MESSAGE(1, count_of(svg, v), svg.c_str());
+}
+
+// over copy (2 seeds, nope first) and copy_rdc (1 seed, ape first), tasks drawn again:
+// (rdc, rdc) a quarter of the draws, ape first; otherwise nope. nope's MRR: 1, 0.75 or 0.25
+static std::string small_sweep_summary(const std::string& dir, std::string* md) {
+    const double copy[NUM_PAPER_PES] = {1.0, 0.0, 0.5, 0.5, 0.2}, rdc[NUM_PAPER_PES] = {0.2, 1.0, 0.5, 0.6, 0.0};
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        for (int seed : {1, 2}) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, copy[p]);
+        write_run(dir + "/copy_rdc-" + std::string(PE_NAMES[p]) + "-s1", "copy_rdc", PE_NAMES[p], 1, rdc[p]);
+    }
+    std::string summary = write_report(dir);
+    *md = read_text(dir + "/report.md");
+    return summary;
+}
+static void test_the_summary_and_table_give_the_tasks_drawn_again(void) {
+    std::string dir = temp_dir(), md;
+    std::string summary = small_sweep_summary(dir, &md);
+    size_t at = summary.find("first by MRR in 10000 draws of the tasks and their seeds (report.md, \"How sure\"): nope ");
+    TEST_ASSERT_MESSAGE(at != std::string::npos, summary.c_str());
+    double nope = atof(summary.c_str() + summary.find("nope ", at) + 5);
+    TEST_ASSERT_DOUBLE_WITHIN(SHARE_OF_DRAWS, 0.75, nope);
+    at = md.find("| **all** (3 columns, 2 tasks) | nope | 0.750 | 0.750-0.750 | 1.00 | 0.250-1.000 | ");
+    TEST_ASSERT_MESSAGE(at != std::string::npos, md.c_str());
+    TEST_ASSERT_DOUBLE_WITHIN(SHARE_OF_DRAWS, 0.75, atof(md.c_str() + md.find("0.250-1.000 | ", at) + 14));
+    fs::remove_all(dir);
+}
+
+// a results.json whose seed is not its config.json's is refused
+static void test_results_of_another_seed_are_refused(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5);
+    std::string results = read_text(dir + "/copy-nope-s1/results.json");
+    results.replace(results.find("\"seed\": 1,"), 10, "\"seed\": 2,");
+    write_text(dir + "/copy-nope-s1/results.json", results);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: task, pe or seed differ from the run's config.json");
+    fs::remove_all(dir);
+}
+
+// a backslash keeps the next character
+static void test_a_backslash_keeps_the_next_character(void) {
+    TEST_ASSERT_EQUAL_STRING("a\"b", parse_json("\"a\\\"b\"", "x.json").text);
+}
+
+// every field added later reads as its old value (pack, cope-max, sort-pool too)
+static void test_the_remaining_fields_added_later(void) {
+    check_a_field_added_later("pack", "false", "true");
+    check_a_field_added_later("cope-max", "0", "16");
+    check_a_field_added_later("sort-pool", "0", "100");
+}
+
+// the ranked and dropped counts of a scope's row: copy s2 lacks rope
+static void test_a_scopes_row_counts_its_dropped_columns(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++)
+        for (int seed : {1, 2})
+            if (!(p == PE_ROPE && seed == 2)) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.1 * p);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| **all** | 0.200 | 0.250 | 0.333 | 0.500 | 1.000 | 1 | 1 |\n") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column);
@@ -1026,5 +1274,26 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_majority_answer_score_outside_0_to_1_is_refused);
     RUN_TEST(test_unknown_pe_in_a_config_is_refused_with_its_path);
     RUN_TEST(test_the_same_run_twice_is_refused);
+    RUN_TEST(test_an_id_accuracy_exactly_at_the_bar_is_learned);
+    RUN_TEST(test_learned_uses_the_mean_over_seeds_not_the_best_seed);
+    RUN_TEST(test_a_run_exactly_at_the_bar_is_not_named);
+    RUN_TEST(test_the_interval_is_the_5th_to_95th_percentile);
+    RUN_TEST(test_mrrs_equal_but_for_rounding_share_first_place);
+    RUN_TEST(test_an_incomplete_column_is_never_drawn);
+    RUN_TEST(test_the_settings_of_a_task_are_drawn_as_tasks_apart);
+    RUN_TEST(test_rand_comes_before_abacus_in_a_name);
+    RUN_TEST(test_a_method_row_mixes_old_and_new_seeds);
+    RUN_TEST(test_the_ood_majority_score_is_read_from_its_own_field);
+    RUN_TEST(test_a_family_ends_at_the_first_underscore);
+    RUN_TEST(test_an_unfinished_run_labels_no_setting);
+    RUN_TEST(test_a_setting_no_pe_learned_is_left_out_of_the_learned_mrr);
+    RUN_TEST(test_first_in_gives_a_tie_to_the_method_listed_first);
+    RUN_TEST(test_a_task_plot_draws_every_length_and_its_methods_colour);
+    RUN_TEST(test_mrr_bars_carry_their_own_values);
+    RUN_TEST(test_the_summary_and_table_give_the_tasks_drawn_again);
+    RUN_TEST(test_results_of_another_seed_are_refused);
+    RUN_TEST(test_a_backslash_keeps_the_next_character);
+    RUN_TEST(test_the_remaining_fields_added_later);
+    RUN_TEST(test_a_scopes_row_counts_its_dropped_columns);
     return UNITY_END();
 }
