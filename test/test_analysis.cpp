@@ -92,6 +92,32 @@ static void test_attention_distance_takes_the_closest_heads_per_layer(void) {
     TEST_ASSERT_THROWS_WITH(attention_distance(a, b, false), "example 0 differs between the dumps");
 }
 
+// The §5.2 distance's rule where the tests above, one example a length and the same pattern in
+// every layer, can not see it: layer l of A against layer l of B alone; every pair of heads,
+// whichever model holds the closer one; the mean over a length's examples. And keys both rows
+// give nothing add nothing in the paper's variant (torch's KLDivLoss with a zero target).
+static void test_attention_distance_pairs_layers_and_heads_and_averages_examples(void) {
+    const float p[] = {0.5f, 0.5f, 0}, q[] = {0.5f, 0.5f, 0};
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.0, js_divergence(p, q, 3, true));
+    const double one_layer_apart = 7 * std::log(2.0) / 8;  // self against first on 7 of 8 rows
+    AttentionExample self2 = one_hot_example(8, 2, 1, 4, 9, to_self), first2 = one_hot_example(8, 2, 1, 4, 9, to_first);
+    AttentionExample a = self2, b = first2;  // A: self then first, by layer; B: first then self
+    std::copy(first2.probs.begin() + 64, first2.probs.end(), a.probs.begin() + 64);
+    std::copy(self2.probs.begin() + 64, self2.probs.end(), b.probs.begin() + 64);
+    AttentionDump da, db;
+    da.L = db.L = 2, da.NH = db.NH = 1;
+    da.examples = {a}, db.examples = {b};
+    TEST_ASSERT_DOUBLE_WITHIN(1e-7, one_layer_apart, attention_distance(da, db, false)[9]);
+    AttentionExample two_heads = one_hot_example(8, 1, 2, 4, 9, to_first), self1 = one_hot_example(8, 1, 1, 4, 9, to_self);
+    std::copy(self1.probs.begin(), self1.probs.end(), two_heads.probs.begin() + 64);  // A: head 0 on the first token, head 1 on itself
+    da.L = db.L = 1, da.NH = 2, db.NH = 1;
+    da.examples = {two_heads}, db.examples = {self1};
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.0, attention_distance(da, db, false)[9]);
+    da.NH = 1;
+    da.examples = {self1, self1}, db.examples = {self1, one_hot_example(8, 1, 1, 4, 9, to_first)};
+    TEST_ASSERT_DOUBLE_WITHIN(1e-7, one_layer_apart / 2, attention_distance(da, db, false)[9]);
+}
+
 // Previous-token attention over the output region t = 4..7 of an 8-token example: distances
 // 1/(t+1) = 0.2, 0.167, 0.143, 0.125 fall in bins 4, 3, 2, 2 of 20 (width 0.05); self-attention
 // puts all of them at 0. Examples not longer than min_length are left out.
@@ -146,6 +172,10 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     TEST_ASSERT_EQUAL_INT(0, truncate(path.c_str(), 100));
     TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "is truncated");
     TEST_ASSERT_THROWS_WITH(read_attention_dump(directory_of(path)), "is a directory, not an attention dump");
+    AttentionDump odd_split = d;  // a split the analyses index arrays by: 1 valid, 2 test, nothing else
+    odd_split.examples[0].split = 3;
+    write_attention_dump(path, odd_split);
+    TEST_ASSERT_THROWS_WITH(read_attention_dump(path), "example 0 has an impossible size or split");
     // written whole, by way of FILE.tmp, which is gone after; a path that is not a file is written
     // as it is (a full disk named by its error; /dev/null stays a device, not a file renamed over it)
     TEST_ASSERT_FALSE(access((path + ".tmp").c_str(), F_OK) == 0);
@@ -471,6 +501,10 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
         }
     PositionProbe exact = position_probe(d, 0), stopped = position_probe(d, 1);
     TEST_ASSERT_EQUAL_INT(9, exact.longest_valid);
+    long held_out = 0;  // valid's errors are those of the examples not fitted: 1, 3, ..., 19
+    for (const auto& [t, tally] : exact.by_position[DUMP_VALID]) held_out += tally.n;
+    TEST_ASSERT_EQUAL_INT(5 + 7 + 9 + 4 + 6 + 8 + 10 + 5 + 7 + 9, held_out);
+    TEST_ASSERT_EQUAL_INT(10, exact.by_position[DUMP_VALID].at(0).n);
     TEST_ASSERT_EQUAL_INT(4 + 6 + 8 + 10 + 5 + 7 + 9 + 4 + 6 + 8, exact.fitted);  // the prompts of valid examples 0, 2, ..., 18
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, exact.error(DUMP_VALID, 0, 9));
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, exact.error(DUMP_TEST, 10, 19));
@@ -1119,6 +1153,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_divergences_match_hand_computations);
     RUN_TEST(test_head_distance_of_two_known_patterns);
     RUN_TEST(test_attention_distance_takes_the_closest_heads_per_layer);
+    RUN_TEST(test_attention_distance_pairs_layers_and_heads_and_averages_examples);
     RUN_TEST(test_attended_distance_histogram_of_known_patterns);
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
     RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);

@@ -207,6 +207,38 @@ static void test_evaluation_draws_each_example_its_own_positions(void) {
         }
 }
 
+// a copy_cmc training split of n examples (lengths 2-7), for the sampler's laws
+static Split training_split_of(int n) {
+    const Task& task = find_task("copy_cmc");
+    DataConfig data;
+    data.train_size = n, data.train_max = 7;
+    return make_split(task, make_vocab(task, data), data, SPLIT_TRAIN);
+}
+
+// each epoch a fresh permutation, uniform over the orders (each of the 6 orders of 3 alike over
+// many streams: Sattolo's shuffle, which never leaves an element in place, makes 2 of them), and
+// each --sort-pool pool its own drawn order of batches
+static void test_epochs_and_pools_are_drawn_afresh_and_uniformly(void) {
+    const int n = 50, B = 10;
+    BatchSampler sampler(7, training_split_of(n), 0);
+    std::vector<int> seen;
+    for (int step = 0; step < 10; step++)
+        for (int e : sampler.examples(step, B)) seen.push_back(e);
+    TEST_ASSERT_MESSAGE(std::vector<int>(seen.begin(), seen.begin() + n) != std::vector<int>(seen.begin() + n, seen.end()), "epoch 1 repeats epoch 0");
+    std::map<std::vector<int>, int> orders;
+    for (int s = 0; s < 6000; s++) orders[drawn_permutation(3, rng_stream(1, 2, s))]++;
+    TEST_ASSERT_EQUAL_INT(6, orders.size());
+    for (const auto& kv : orders) TEST_ASSERT_DOUBLE_WITHIN(5 * std::sqrt(6000 * (1.0 / 6) * (5.0 / 6)), 1000, kv.second);
+    const int K = 4;
+    BatchSampler pooled(7, training_split_of(200), K);
+    std::set<std::vector<int>> slot_orders;  // one order for all 12 pools: (1/24)^11 by chance
+    for (int pool = 0; pool < 12; pool++) {
+        pooled.examples(pool * K, 8);
+        slot_orders.insert(pooled.slots);
+    }
+    TEST_ASSERT_TRUE(slot_orders.size() > 1);
+}
+
 // --pack: each sequence of the padded batch sits whole in one packed row (its tokens, targets
 // and drawn positions, counting from where it starts, which its starts name), no two overlap,
 // padding only ends a row, and the rows are fewer; with positions not drawn, each sequence's
@@ -262,6 +294,53 @@ static void test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows(void) {
 
 // ----------------------------------------------------------------------------
 // optimisation
+
+// first fit decreasing: lengths 1, 2, 1, 4, 3, 1 in rows of 4 fill three rows (4 | 3 1 | 2 1 1;
+// shortest first, or a sequence that would exactly fill a row kept out of it, take four); and
+// batch_cost's shapes with --pack are the packed batches' own
+static void test_pack_fills_rows_longest_first_and_batch_cost_counts_its_shapes(void) {
+    Batch b;
+    b.B = 6, b.T = 4;
+    b.lengths = {1, 2, 1, 4, 3, 1};
+    b.tokens.assign(24, 5), b.targets.assign(24, -1);
+    pack_batch(&b);
+    TEST_ASSERT_EQUAL_INT(3, b.B);
+    TEST_ASSERT_MESSAGE(b.lengths == std::vector<int>({4, 4, 4}), "rows not full");
+    Split split = training_split_of(100);
+    BatchSampler sampler(7, split, 0);
+    std::set<std::pair<int, int>> shapes;
+    for (int step = 0; step < 12; step++) {
+        Batch batch;
+        sampler.fill(&batch, step, 8);
+        pack_batch(&batch);
+        shapes.insert({batch.B, batch.T});
+    }
+    TEST_ASSERT_MESSAGE(shapes == batch_cost(split, 7, 8, 0, true, 12).shapes, "packed shapes");
+}
+
+// --position-coupling's offset keeps a sequence's largest place below the table's last position
+// and reaches it; --abacus's takes every offset below ABACUS_MAX_OFFSET
+static void test_place_offsets_reach_the_last_position_and_every_abacus_offset(void) {
+    Model m;
+    m.config.position_coupling = true, m.config.max_T = 10;  // positions 0..10
+    m.is_digit.assign(16, 0);
+    m.is_digit[4] = 1;
+    Batch b;
+    b.B = 1, b.T = 5;
+    b.tokens = {3, 4, 4, 4, 3};  // a three-digit number: its largest place is 3
+    b.lengths = {5};
+    int highest = -1;
+    for (int step = 0; step < 2000; step++) {
+        draw_place_offsets(&b, m, 7, step);
+        highest = std::max(highest, b.place_offsets[0] + 3);
+    }
+    TEST_ASSERT_EQUAL_INT(m.config.max_pos() - 1, highest);
+    m.config.position_coupling = false;
+    std::set<int> abacus;
+    for (int step = 0; step < 5000; step++) draw_place_offsets(&b, m, 7, step), abacus.insert(b.place_offsets[0]);
+    TEST_ASSERT_EQUAL_INT(ABACUS_MAX_OFFSET, abacus.size());
+    TEST_ASSERT_EQUAL_INT(ABACUS_MAX_OFFSET - 1, *abacus.rbegin());
+}
 
 // --stats' batch costs, counted again here from the sampler's examples: the paper's batches compute
 // B rows of their longest example; --pack the same real tokens in fewer rows of that length;
@@ -1222,7 +1301,10 @@ int main(int argc, char** argv) {
     RUN_TEST(test_sort_pool_sorts_the_papers_batches_by_length_within_each_pool);
     RUN_TEST(test_drawn_positions_are_uniform_over_the_sorted_sets_below_L);
     RUN_TEST(test_evaluation_draws_each_example_its_own_positions);
+    RUN_TEST(test_epochs_and_pools_are_drawn_afresh_and_uniformly);
     RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
+    RUN_TEST(test_pack_fills_rows_longest_first_and_batch_cost_counts_its_shapes);
+    RUN_TEST(test_place_offsets_reach_the_last_position_and_every_abacus_offset);
     RUN_TEST(test_batch_cost_counts_what_the_steps_compute);
     RUN_TEST(test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did);
     RUN_TEST(test_bench_times_whole_pools_of_the_first_steps);
