@@ -5,6 +5,8 @@
 // all-tied columns, the note on unlearned tasks and the MRR over the tasks some PE learned),
 // wrapped PEs ranked as methods of their own, and bad input.
 #define TESTING
+#include <functional>
+
 #include "dev/report.cpp"
 #include "test/unity.h"
 
@@ -986,40 +988,35 @@ static Column labelled(const std::string& task, const std::string& label, uint64
     return c;
 }
 
-// the bar is reached at exactly halfway: ID 0.5 of runs from before the majority field is learned
-static void test_an_id_accuracy_exactly_at_the_bar_is_learned(void) {
+// report.md of copy runs of the paper's five PEs, `seeds` each, with ID accuracy id(pe, seed)
+// (runs from before the majority field: the learned bar is 0.5)
+static std::string report_of_copy_runs(std::vector<int> seeds, double ood, const std::function<double(int, int)>& id) {
     std::string dir = temp_dir();
-    for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p, "tiny", p == PE_NOPE ? 0.5 : 0.2);
+    for (int p = 0; p < NUM_PAPER_PES; p++)
+        for (int seed : seeds)
+            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, ood, "tiny", id(p, seed));
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
-    TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());
     fs::remove_all(dir);
+    return md;
+}
+
+// the bar is reached at exactly halfway: ID 0.5 of runs from before the majority field is learned
+static void test_an_id_accuracy_exactly_at_the_bar_is_learned(void) {
+    std::string md = report_of_copy_runs({1}, 0.1, [](int p, int) { return p == PE_NOPE ? 0.5 : 0.2; });
+    TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());
 }
 
 // learned is judged by a method's mean over seeds, not by its best seed: nope 0.8 and 0.0 -> mean 0.4 < 0.5
 static void test_learned_uses_the_mean_over_seeds_not_the_best_seed(void) {
-    std::string dir = temp_dir();
-    for (int p = 0; p < NUM_PAPER_PES; p++)
-        for (int seed : {1, 2})
-            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.0, "tiny",
-                      p == PE_NOPE ? (seed == 1 ? 0.8 : 0.0) : 0.2);
-    write_report(dir);
-    std::string md = read_text(dir + "/report.md");
+    std::string md = report_of_copy_runs({1, 2}, 0.0, [](int p, int seed) { return p == PE_NOPE ? (seed == 1 ? 0.8 : 0.0) : 0.2; });
     TEST_ASSERT_MESSAGE(md.find("No PE learned this task in distribution (best mean ID accuracy 0.400 < 0.500") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a run exactly at the bar is not named as below it
 static void test_a_run_exactly_at_the_bar_is_not_named(void) {
-    std::string dir = temp_dir();
-    for (int p = 0; p < NUM_PAPER_PES; p++)
-        for (int seed : {1, 2})
-            write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.5, "tiny",
-                      p == PE_ALIBI && seed == 2 ? 0.5 : 1.0);
-    write_report(dir);
-    std::string md = read_text(dir + "/report.md");
+    std::string md = report_of_copy_runs({1, 2}, 0.5, [](int p, int seed) { return p == PE_ALIBI && seed == 2 ? 0.5 : 1.0; });
     TEST_ASSERT_MESSAGE(md.find("Runs that did not learn") == std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // the central 90% are the 5th and 95th percentiles. One task, three seeds, A first in

@@ -207,20 +207,12 @@ static void test_evaluation_draws_each_example_its_own_positions(void) {
         }
 }
 
-// a copy_cmc training split of n examples (lengths 2-7), for the sampler's laws
-static Split training_split_of(int n) {
-    const Task& task = find_task("copy_cmc");
-    DataConfig data;
-    data.train_size = n, data.train_max = 7;
-    return make_split(task, make_vocab(task, data), data, SPLIT_TRAIN);
-}
-
 // each epoch a fresh permutation, uniform over the orders (each of the 6 orders of 3 alike over
 // many streams: Sattolo's shuffle, which never leaves an element in place, makes 2 of them), and
 // each --sort-pool pool its own drawn order of batches
 static void test_epochs_and_pools_are_drawn_afresh_and_uniformly(void) {
     const int n = 50, B = 10;
-    BatchSampler sampler(7, training_split_of(n), 0);
+    BatchSampler sampler(7, training_split(n), 0);
     std::vector<int> seen;
     for (int step = 0; step < 10; step++)
         for (int e : sampler.examples(step, B)) seen.push_back(e);
@@ -230,7 +222,7 @@ static void test_epochs_and_pools_are_drawn_afresh_and_uniformly(void) {
     TEST_ASSERT_EQUAL_INT(6, orders.size());
     for (const auto& kv : orders) TEST_ASSERT_DOUBLE_WITHIN(5 * std::sqrt(6000 * (1.0 / 6) * (5.0 / 6)), 1000, kv.second);
     const int K = 4;
-    BatchSampler pooled(7, training_split_of(200), K);
+    BatchSampler pooled(7, training_split(200), K);
     std::set<std::vector<int>> slot_orders;  // one order for all 12 pools: (1/24)^11 by chance
     for (int pool = 0; pool < 12; pool++) {
         pooled.examples(pool * K, 8);
@@ -306,7 +298,7 @@ static void test_pack_fills_rows_longest_first_and_batch_cost_counts_its_shapes(
     pack_batch(&b);
     TEST_ASSERT_EQUAL_INT(3, b.B);
     TEST_ASSERT_MESSAGE(b.lengths == std::vector<int>({4, 4, 4}), "rows not full");
-    Split split = training_split_of(100);
+    Split split = training_split(100);
     BatchSampler sampler(7, split, 0);
     std::set<std::pair<int, int>> shapes;
     for (int step = 0; step < 12; step++) {
