@@ -121,9 +121,7 @@ inline void write_attention_dump(const std::string& path, const AttentionDump& d
 }
 
 inline AttentionDump read_attention_dump(const std::string& path) {
-    struct stat st;
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("%s is a directory, not an attention dump", path.c_str());
-    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail("%s is not a regular file, so not an attention dump", path.c_str());
+    require_regular_file(path, "an attention dump");
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open %s: %s", path.c_str(), strerror(errno));
     fseek(f, 0, SEEK_END);

@@ -16,8 +16,8 @@
    - targets[b,t] is -1 except where the next token is part of the answer (target words and
      <eos>), so the loss sees only answers
    - packing and padding to a multiple change where a sequence lies in the batch, never what the
-     model computes for it; but with dropout on, its masks, which are drawn by a tensor
-     element's index
+     model computes for it, dropout aside: its masks are drawn by a tensor element's index, so
+     with dropout on they differ
 */
 #pragma once
 
@@ -142,7 +142,7 @@ static void draw_place_offsets(Batch* batch, const Model& m, uint64_t seed, int 
 // sequence attends only within itself (starts) and counts its positions from its own start (or
 // keeps those draw_positions drew), so the model computes on the packed rows what it computes on
 // the padded batch: the same loss and gradient, up to the rounding of sums taken in another
-// order (with dropout off: its masks are drawn by element index, so they differ). A row's padding starts a sequence of its own, which nothing reads.
+// order (with dropout off; with it on, its masks, drawn by element index, differ). A row's padding starts a sequence of its own, which nothing reads.
 static void pack_batch(Batch* batch) {
     int T = batch->T;
     std::vector<int> order(batch->B);  // longest first: first fit then leaves the short ones for the gaps

@@ -187,6 +187,15 @@ inline void write_text(const std::string& path, const std::string& text) {
     if (!written || !closed) fail("can not write %s: %s", path.c_str(), strerror(written ? errno : error));
 }
 
+// a file to read must be one: "PATH is a directory, not WHAT" or "PATH is not a regular file, so
+// not WHAT" (a device or pipe); a path that does not exist is the opener's to name
+inline void require_regular_file(const std::string& path, const char* what) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) fail("%s is a directory, not %s", path.c_str(), what);
+    if (!S_ISREG(st.st_mode)) fail("%s is not a regular file, so not %s", path.c_str(), what);
+}
+
 // whether two paths name one existing file
 inline bool same_file(const std::string& a, const std::string& b) {
     struct stat sa, sb;

@@ -6,8 +6,8 @@
  What the program does is chosen by at most one mode flag (--show, --answer, --stats,
  --dump-state, --bench, --resume, --load; --load M --answer, the model answering, is the one
  pair); without one, it trains. A flag the chosen mode would not read is refused, not ignored,
- and so is a count of nothing where nothing means no setting (--show 0, --keep-every 0,
- --train-max 0).
+ and so is a 0 that would count nothing rather than turn something off (--show, --sample,
+ --keep-every, --train-max, --test-max).
 
  Invariants worth knowing:
    - the saved flags are checkpoint fields in table order: a new one goes after the last saved

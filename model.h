@@ -1598,9 +1598,7 @@ inline void save_checkpoint(const std::string& path, const Model& m, Header head
 // exactly the tensors the header announces (so truncated or padded files are caught before
 // anything is loaded). The tensors' CRC is checked as they load.
 inline Header read_checkpoint_header(const std::string& path) {
-    struct stat st;
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("%s is a directory, not a checkpoint file", path.c_str());
-    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail("%s is not a regular file, so not a checkpoint", path.c_str());
+    require_regular_file(path, "a checkpoint file");
     FILE* f = fopen(path.c_str(), "rb");
     if (!f) fail("can not open checkpoint %s: %s", path.c_str(), strerror(errno));
     Header h(HEADER_FIELDS, 0);

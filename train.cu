@@ -1328,15 +1328,15 @@ static void run_training(RunConfig* c) {
 // (analysis.h), and heatmaps of the first valid and the first test example beside it
 // (FILE.valid.svg, FILE.test.svg). With --eval-positions drawn each example sits at the
 // positions evaluation draws for it.
-// --dump-attention FILE never replaces what a run wrote: the model read, a file of its run
-// (results.json, say, written or still to come), any checkpoint. Such a FILE is a slip of the
+// --dump-attention FILE never replaces the model read, a file of the run it belongs to
+// (results.json, say, written or still to come) or any checkpoint. Such a FILE is a slip of the
 // hand, and the dump would leave no trained model to dump again.
 static void check_dump_path(const RunConfig& c) {
     const std::string& out = c.dump_attention;
     const std::string name = out.substr(out.find_last_of('/') + 1);  // (npos + 1 is 0)
     bool run_name = is_snapshot_name(name, ".bin");
     for (const char* file : RUN_FILES) run_name = run_name || name == file;
-    if ((run_name && same_file(directory_of(out), directory_of(c.load))) || same_file(out, c.load) || starts_as_checkpoint(out))
+    if ((run_name && same_file(directory_of(out), directory_of(c.load))) || starts_as_checkpoint(out))  // the model read is a checkpoint
         fail("--dump-attention %s would replace a run's file: write the dump to a file of its own", out.c_str());
 }
 

@@ -22,7 +22,6 @@ root=$(realpath -m "$1") out=$(realpath -m "$2")  # from the caller's directory
 beyond=$root/beyond kept=$root/attention
 cd "$(dirname "$0")/.."
 [ -d "$beyond" ] || { echo "dev/cope_inside.sh: $root holds no beyond/ (dev/reproduce.sh ROOT beyond makes it)" >&2; exit 1; }
-mkdir -p "$kept"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -37,6 +36,7 @@ dumps() {
             echo "dev/cope_inside.sh: no $run/model.bin: $label left out" >&2
             continue
         fi
+        mkdir -p "$kept"
         file=$kept/$(basename "$(dirname "$run")")-$label.bin
         if [ ! "$file.test.svg" -nt "$run/model.bin" ]; then
             ./train --load "$run/model.bin" --dump-attention "$file" > /dev/null

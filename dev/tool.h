@@ -1,7 +1,7 @@
 /*
  dev/tool.h: what the dev/ programs share about how they are called: -h or --help as the first
  argument prints the usage to stdout (exit 0), a wrong call its first line to stderr (exit 1:
- one line, as every error). An output file that is the input a tool refuses rather than
+ one line, as every error). A tool refuses an output file that is its input rather than
  overwrite a trained model (common.h's same_file).
 */
 #pragma once

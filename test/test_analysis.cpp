@@ -97,8 +97,8 @@ static void test_attention_distance_takes_the_closest_heads_per_layer(void) {
 // whichever model holds the closer one; the mean over a length's examples. And keys both rows
 // give nothing add nothing in the paper's variant (torch's KLDivLoss with a zero target).
 static void test_attention_distance_pairs_layers_and_heads_and_averages_examples(void) {
-    const float p[] = {0.5f, 0.5f, 0}, q[] = {0.5f, 0.5f, 0};
-    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.0, js_divergence(p, q, 3, true));
+    const float p[] = {0.5f, 0.5f, 0}, q[] = {0.9f, 0.1f, 0};
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, js_divergence(p, q, 2, true), js_divergence(p, q, 3, true));
     const double one_layer_apart = 7 * std::log(2.0) / 8;  // self against first on 7 of 8 rows
     AttentionExample self2 = one_hot_example(8, 2, 1, 4, 9, to_self), first2 = one_hot_example(8, 2, 1, 4, 9, to_first);
     AttentionExample a = self2, b = first2;  // A: self then first, by layer; B: first then self

@@ -295,7 +295,7 @@ static const std::vector<Case>& path_cases() {
         {"--resume", "--resume .", "can not open checkpoint ./state.bin: No such file or directory"},
         {"--load", "--load /no/such/model.bin", "can not open checkpoint /no/such/model.bin: No such file"},
         {"--load", "--load /tmp", "/tmp is a directory, not a checkpoint file"},
-        {"--load", "--load /dev/zero", "/dev/zero is not a regular file, so not a checkpoint"},
+        {"--load", "--load /dev/zero", "/dev/zero is not a regular file, so not a checkpoint file"},
         {"--load", "--load a_file", "a_file is not a checkpoint: shorter than its 1024-byte header"},
         {"--dump-state", "--dump-state /dev/full --layers 1 --d-model 16 --heads 2 --d-ff 16", "can not write /dev/full: No space left on device"},
         {"--dump-state", "--dump-state /no/such/dir/x.bin", "can not write /no/such/dir/x.bin: No such file or directory"},

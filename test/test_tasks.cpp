@@ -1078,9 +1078,9 @@ static void test_pcfg_sampler_matches_rejection_from_the_grammar(void) {
 }
 
 // Draws of a value that should be uniform over lo..hi: "" if none is outside and each value's count
-// is within five standard deviations of its share, else what is not (the seeds are fixed, so this
-// checks the law without flaking; a law that favours a value by a fifth, or never draws one, is far
-// outside it).
+// is within five standard deviations of its share, else what is not. The seeds are fixed, so this
+// checks the law without flaking; it asks for at least 25 draws a value, so that one never drawn
+// is caught (its count is then more than five deviations short).
 static std::string not_uniform(const std::map<int, int>& counts, int lo, int hi) {
     int draws = 0;
     for (const auto& kv : counts) {
@@ -1088,6 +1088,7 @@ static std::string not_uniform(const std::map<int, int>& counts, int lo, int hi)
         draws += kv.second;
     }
     double p = 1.0 / (hi - lo + 1), expected = draws * p;
+    if (expected < 25) return format_text("%d draws over %d values: too few to see one never drawn", draws, hi - lo + 1);
     for (int v = lo; v <= hi; v++) {
         int count = counts.count(v) ? counts.at(v) : 0;
         if (std::fabs(count - expected) > 5 * std::sqrt(expected * (1 - p)))
@@ -1107,9 +1108,9 @@ static int bits_value(Words_iterator from, Words_iterator to) {
 // how many words the bracketed expression starting at `at` spans (the shapes d, - d, ( ... ))
 static int expression_words(const Words& w, size_t at) {
     if (w[at] != "(") return w[at] == "-" ? 2 : 1;
-    for (size_t i = at, depth = 0;; i++) {
+    for (int i = (int)at, depth = 0;; i++) {
         depth += w[i] == "(" ? 1 : w[i] == ")" ? -1 : 0;
-        if (depth == 0) return (int)(i - at + 1);
+        if (depth == 0) return i - (int)at + 1;
     }
 }
 
@@ -1190,7 +1191,7 @@ static void test_pcfg_strings_and_values_follow_the_grammar(void) {
         longest = std::max(longest, pcfg.solve(pcfg, pcfg.sample(pcfg, &rng, Bin{35, 35, 35}), &length).size());
     }
     TEST_ASSERT_TRUE(longest <= 256);
-    TEST_ASSERT_TRUE(longest > 128);
+    TEST_ASSERT_TRUE(longest > 240);  // this seed's longest is 250: a lower cap would show
 }
 
 // LEGO (Zhang et al. 2022): a chain of n variables with names drawn from a-z, each link + or -
@@ -1298,7 +1299,7 @@ static void test_paper_task_inputs_follow_the_papers_generators(void) {
     }
     TEST_ASSERT_EQUAL_STRING("", not_uniform(symbol, 0, 49).c_str());
     TEST_ASSERT_EQUAL_STRING("", repeats_not_independent(lists, 50).c_str());
-    TEST_ASSERT_LESS_THAN(25, in_order);  // 8 items drawn alike are in order about once in 3,000
+    TEST_ASSERT_LESS_THAN(25, in_order);  // 8 items of 50 drawn alike are in order about once in 24,000
     std::map<int, int> digits, value_tenth;
     in_order = 0;
     for (const Words& p : draws("sort_multi", Bin{8, 8, 8}, 2500)) {
@@ -1343,7 +1344,7 @@ static void test_copy_rdc_deck_holds_every_pair_and_deals_them_shuffled(void) {
     }
     TEST_ASSERT_EQUAL_INT(RDC_SYMBOLS * (RDC_SYMBOLS - 1), pairs.size());
     DataConfig c = small_config();
-    c.train_max = 2, c.train_size = 3900, c.valid_size = 1000;  // one length: 3,900 of its 6,006 to train, 1,000 to valid
+    c.train_max = 2, c.train_size = 3900, c.valid_size = 2000;  // one length: 3,900 of its 6,006 to train, 2,000 to valid
     Vocab v = make_vocab(task);
     for (SplitKind kind : {SPLIT_TRAIN, SPLIT_VALID}) {
         Split s = make_split(task, v, c, kind);
@@ -1353,17 +1354,20 @@ static void test_copy_rdc_deck_holds_every_pair_and_deals_them_shuffled(void) {
     }
 }
 
-// Valid is drawn from a stream of its own: where a length has many prompts, it shares none with
-// train (copy and copy_rsc2x have 100 prompts a length, parity 2^λ: those share by design)
+// Valid is drawn from a stream of its own: where a length has many prompts, it shares few with
+// train, by chance alone (sum has 6,561 prompts of 4 numbers, so about 4 of this seed's valid
+// examples are train's too, 0-7 over other seeds); valid drawn from train's stream would share
+// nearly all (copy and copy_rsc2x have 100 prompts a length, parity 2^λ: those share by design)
 static void test_valid_is_drawn_apart_from_train(void) {
     for (const char* name : {"copy_cmc", "reverse", "addition", "poly", "sort", "sort_multi", "sum"}) {
         Dataset d = make_dataset(find_task(name), small_config());
         const Split &train = d.splits[SPLIT_TRAIN], &valid = d.splits[SPLIT_VALID];
         std::set<std::vector<int>> train_prompts = prompt_set(train);
-        int shared = 0;
+        int shared = 0, compared = 0;
         for (int i = 0; i < valid.size(); i++)
-            shared += valid.length[i] >= 4 && train_prompts.count(std::vector<int>(valid.example(i), valid.example(i) + valid.prompt_len[i]));
-        TEST_ASSERT_EQUAL_INT_MESSAGE(0, shared, name);
+            if (valid.length[i] >= 4)
+                compared++, shared += train_prompts.count(std::vector<int>(valid.example(i), valid.example(i) + valid.prompt_len[i]));
+        TEST_ASSERT_LESS_THAN_MESSAGE(compared / 10, shared, name);
         int same_as_before = 0;  // a split is shuffled: its lengths do not come in runs
         for (int i = 1; i < train.size(); i++) same_as_before += train.length[i] == train.length[i - 1];
         int bins = *std::max_element(train.length.begin(), train.length.end()) - *std::min_element(train.length.begin(), train.length.end()) + 1;
