@@ -107,12 +107,13 @@ struct AttentionArgs {
     std::vector<std::string> inputs;
 };
 
-// a non-negative integer, all of `text`
+// a non-negative integer, all of `text`, digits only (as ./train's flags: no space or sign)
 static int count_option(const std::string& option, const std::string& text) {
     char* end = nullptr;
     errno = 0;
     long v = strtol(text.c_str(), &end, 10);
-    if (errno || end == text.c_str() || *end || v < 0 || v > INT_MAX) fail("%s expects integers >= 0, got '%s'", option.c_str(), text.c_str());
+    bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || errno || v > INT_MAX) fail("%s expects integers >= 0, got '%s'", option.c_str(), text.c_str());
     return (int)v;
 }
 

@@ -352,6 +352,7 @@ static void test_attention_span_bins_the_first_query_by_distance_or_position(voi
         {"--edges", "1,2", "--edges must start at 0, got '1,2'"},
         {"--edges", "0,2,2", "--edges must rise, got '0,2,2'"},
         {"--edges", "0,x", "--edges expects integers >= 0, got 'x'"},
+        {"--edges", "0, 1", "--edges expects integers >= 0, got ' 1'"},
         {"--ranges", "12-9", "--ranges: 12-9 is empty"},
         {"--ranges", "9", "--ranges takes LO-HI,LO-HI,..., got '9'"},
         {"--keys", "index", "--keys takes distance or position, not 'index'"},
