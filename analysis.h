@@ -482,8 +482,13 @@ struct CopeHead {
     double mean_gate(int token) const { return keys[token] ? gate_sum[token] / keys[token] : 0; }
 };
 
+// CoPE's analyses read a dump's positions: one without them is refused, named as `name`
+inline void require_cope_positions(const AttentionDump& d, const std::string& name = "the dump") {
+    if (!d.has_positions) fail("%s holds no CoPE positions (it was not dumped from a --pe cope model)", name.c_str());
+}
+
 inline CopeHead cope_head(const AttentionDump& d, int layer, int head) {
-    if (!d.has_positions) fail("the dump holds no CoPE positions (it was not dumped from a --pe cope model)");
+    require_cope_positions(d);
     int V = dump_vocab_size(d);
     CopeHead c;
     c.gate_sum.assign(V, 0), c.keys.assign(V, 0), c.by_word.assign(V, LineFit{});

@@ -441,7 +441,7 @@ static void positions_command(const AttentionArgs& a) {
     std::string reach = "label\tlayer\thead\tlength\tp_max\n";
     for (const std::string& input : a.inputs) {
         Labelled l = read_labelled(input);
-        if (!l.dump.has_positions) fail("%s holds no CoPE positions (it was not dumped from a --pe cope model)", input.c_str());
+        require_cope_positions(l.dump, input);  // before its label is printed
         printf("%s:\n", l.label.c_str());
         describe_heads(l, &gates, &counting, &reach);
         describe_tables(l, &table);
