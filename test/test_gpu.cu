@@ -1,13 +1,15 @@
 // GPU tests: every kernel against its CPU counterpart in model.h on random, non-zero inputs (the
 // products and attention in bf16 too, against the CPU's bf16, and each bf16 twin a kernel writes
-// against its tensor's rounding); the whole training step (loss and
-// every gradient) against the CPU for every PE but CoPE with dropout on, in fp32 and in bf16, at
-// drawn positions, with a PE tensor per layer, and with Abacus rows or coupled positions too;
-// the bf16 copy of the weights kept by every update; RoPE's scaled angles; twenty steps (all but
-// the first replayed from a CUDA graph) that must track the CPU; runs that repeat bit for bit; captured
-// steps that repeat uncaptured ones bit for bit (TF32 and bf16), and a non-finite one that
-// changes nothing; a GPU checkpoint read back on the CPU. Built only when nvcc is present;
-// without a CUDA device every test reports IGNORED.
+// against its tensor's rounding; TF32 shown to round); the whole training step (loss and every
+// gradient) against the CPU for every PE but CoPE with dropout on, in fp32 and in bf16, at drawn
+// positions, with a PE tensor per layer, with Abacus rows or coupled positions, and at odd
+// widths, 12 heads and a batch smaller than its buffers; the bf16 copy of the weights kept by
+// every update; RoPE's scaled angles; twenty steps (all but the first replayed from a CUDA graph)
+// that must track the CPU; runs that repeat bit for bit; captured steps that repeat uncaptured
+// ones bit for bit (TF32 and bf16), with every input of a step new (tokens, positions, the loss's
+// divisor), and a non-finite one, or a non-finite loss alone, that changes nothing; a GPU
+// checkpoint read back on the CPU. Built only when nvcc is present; without a CUDA device every
+// test reports IGNORED.
 #define TESTING
 #include "train.cu"
 #include "test/unity.h"
@@ -82,6 +84,18 @@ static bool same_bits(const std::vector<float>& a, const std::vector<float>& b) 
     return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// the largest difference between two tensors; infinite where either holds a NaN (which
+// std::max would pass over)
+static double largest_difference(const float* a, const float* b, size_t n) {
+    double largest = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = std::fabs((double)a[i] - b[i]);
+        if (std::isnan(d)) return INFINITY;
+        largest = std::max(largest, d);
+    }
+    return largest;
+}
+
 // a device buffer of n bf16 NaNs (all bits set): an element its kernel does not write stays NaN
 static Device<bf16> poisoned_bf16(size_t n) {
     __nv_bfloat16_raw all_ones;
@@ -123,34 +137,39 @@ static std::vector<int> drawn_positions(int B, int T, int max_pos, uint64_t seed
     return batch.positions;
 }
 
-// APE's sinusoids at 0 .. T-1, and ape_learned's table at drawn positions, with its gradient
+// APE's sinusoids at 0 .. T-1, and ape_learned's table at drawn positions, with its gradient; in
+// a batch of one chunk of table_backward_kernel's BLOCK positions and in one of three (5 x 120, as
+// a paper copy batch spans eleven)
 static void test_embedding_matches_cpu(void) {
     REQUIRE_GPU();
-    const int B = 3, T = 9, C = 40, V = 11, max_pos = 20;
-    for (PEKind kind : {PE_APE, PE_APE_LEARNED}) {
-        PETables tables = make_pe_tables(kind, C, 1, 0, max_pos);
-        GpuModel memory;
-        PE pe = gpu_pe(&memory, tables);
-        Rng rng = rng_stream(1, 0);
-        std::vector<int> tokens(B * T), positions = drawn_positions(B, T, max_pos, 2);
-        for (int& t : tokens) t = rng.below(V);  // repeated tokens: their gradients add up
-        for (int b = 1; b < B; b++) positions[b * T] = positions[0];  // a position shared by rows: its gradients add up too
-        const int* at = kind == PE_APE ? nullptr : positions.data();
-        size_t n_table = pe_param_count(kind, C, 1, max_pos);
-        std::vector<float> wte = random_floats(V * C, 2), dout = random_floats(B * T * C, 3), out(B * T * C), dwte = random_floats(V * C, 4);
-        std::vector<float> table = random_floats(std::max<size_t>(n_table, 1), 5), dtable = random_floats(std::max<size_t>(n_table, 1), 6);
-        Device<int> d_tokens(tokens), d_positions(positions);
-        Device<float> d_wte(wte), d_dout(dout), d_out(out), d_dwte(dwte), d_table(table), d_dtable(dtable);
-        const int* d_at = at ? d_positions.ptr : nullptr;
-        embedding_forward(out.data(), tokens.data(), at, wte.data(), table.data(), pe_view(tables), B, T, C, 0);
-        embedding_backward(dwte.data(), dtable.data(), dout.data(), tokens.data(), at, pe_view(tables), B, T, C);
-        embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_at, d_wte.ptr, d_table.ptr, pe, B, T, C);
-        embedding_backward_gpu(d_dwte.ptr, d_dtable.ptr, d_dout.ptr, d_tokens.ptr, d_at, pe, B, T, C, V);
-        std::string name = PE_NAMES[kind];
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), (name + ": embedding out").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dwte.data(), d_dwte.host().data(), dwte.size(), (name + ": dwte").c_str());
-        TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dtable.data(), d_dtable.host().data(), dtable.size(), (name + ": dtable").c_str());
-    }
+    const int C = 40, V = 11;
+    struct { int B, T; } shapes[] = {{3, 9}, {5, 120}};
+    for (auto shape : shapes)
+        for (PEKind kind : {PE_APE, PE_APE_LEARNED}) {
+            const int B = shape.B, T = shape.T, max_pos = T + 11;
+            PETables tables = make_pe_tables(kind, C, 1, 0, max_pos);
+            GpuModel memory;
+            PE pe = gpu_pe(&memory, tables);
+            Rng rng = rng_stream(1, 0);
+            std::vector<int> tokens(B * T), positions = drawn_positions(B, T, max_pos, 2);
+            for (int& t : tokens) t = rng.below(V);  // repeated tokens: their gradients add up
+            for (int b = 1; b < B; b++) positions[b * T] = positions[0];  // a position shared by rows: its gradients add up too
+            const int* at = kind == PE_APE ? nullptr : positions.data();
+            size_t n_table = pe_param_count(kind, C, 1, max_pos);
+            std::vector<float> wte = random_floats(V * C, 2), dout = random_floats(B * T * C, 3), out(B * T * C), dwte = random_floats(V * C, 4);
+            std::vector<float> table = random_floats(std::max<size_t>(n_table, 1), 5), dtable = random_floats(std::max<size_t>(n_table, 1), 6);
+            Device<int> d_tokens(tokens), d_positions(positions);
+            Device<float> d_wte(wte), d_dout(dout), d_out(out), d_dwte(dwte), d_table(table), d_dtable(dtable);
+            const int* d_at = at ? d_positions.ptr : nullptr;
+            embedding_forward(out.data(), tokens.data(), at, wte.data(), table.data(), pe_view(tables), B, T, C, 0);
+            embedding_backward(dwte.data(), dtable.data(), dout.data(), tokens.data(), at, pe_view(tables), B, T, C);
+            embedding_forward_gpu(d_out.ptr, d_tokens.ptr, d_at, d_wte.ptr, d_table.ptr, pe, B, T, C);
+            embedding_backward_gpu(d_dwte.ptr, d_dtable.ptr, d_dout.ptr, d_tokens.ptr, d_at, pe, B, T, C, V);
+            std::string name = std::string(PE_NAMES[kind]) + " at " + std::to_string(B) + " x " + std::to_string(T);
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, out.data(), d_out.host().data(), out.size(), (name + ": embedding out").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dwte.data(), d_dwte.host().data(), dwte.size(), (name + ": dwte").c_str());
+            TEST_ASSERT_TENSOR_CLOSE(KERNEL_ATOL, KERNEL_RTOL, dtable.data(), d_dtable.host().data(), dtable.size(), (name + ": dtable").c_str());
+        }
 }
 
 static void test_rmsnorm_matches_cpu(void) {
@@ -191,15 +210,31 @@ static void test_matmul_matches_cpu_in_fp32_and_tf32(void) {
     }
 }
 
+// TF32 is on where asked for (the test above would pass exact products): at a product of the
+// paper model's size (256 positions of 768 channels by a 768 x 768 weight), TF32's operands
+// rounded to 11 significant bits move outputs about 1e-2 from the CPU's fp32 (4e-2 at most, in a
+// CPU emulation), while fp32 sums in another order differ by 2e-4 at most. 2e-3 lies between.
+static const double TF32_SEEN = 2e-3;
+static void test_tf32_rounds_what_fp32_does_not(void) {
+    REQUIRE_GPU();
+    const int N = 256, C = 768, OC = 768;
+    std::vector<float> x = random_floats(N * C, 15), w = random_floats(OC * C, 16), out(N * OC);
+    matmul_forward(out.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
+    Device<float> d_x(x), d_w(w);
+    double largest[2];
+    for (Precision p : {PRECISION_FP32, PRECISION_TF32}) {
+        Device<float> d_out(std::vector<float>(out.size(), 1e3f));  // far from every output: one not written fails
+        Cublas cublas(p);
+        matmul_forward_gpu(cublas.handle, d_out.ptr, d_x.ptr, nullptr, d_w.ptr, nullptr, N, C, OC);
+        largest[p == PRECISION_TF32] = largest_difference(out.data(), d_out.host().data(), out.size());
+    }
+    printf("the largest difference of 256 x 768 outputs from the CPU's fp32: %.2g in fp32, %.2g in TF32\n", largest[0], largest[1]);
+    TEST_ASSERT_LESS_THAN(TF32_SEEN, largest[0]);
+    TEST_ASSERT_GREATER_THAN(TF32_SEEN, largest[1]);
+}
+
 // device memory for `n` bf16, freed at the end of the test
 static Device<bf16> bf16_buffer(size_t n) { return Device<bf16>(std::vector<bf16>(n, __float2bfloat16(0.0f))); }
-
-// the largest difference between two tensors
-static double largest_difference(const float* a, const float* b, size_t n) {
-    double largest = 0;
-    for (size_t i = 0; i < n; i++) largest = std::max(largest, std::fabs((double)a[i] - b[i]));
-    return largest;
-}
 
 // bf16: the operands' twins rounded on the GPU, against the CPU's bf16; and not what fp32
 // products give
@@ -499,10 +534,11 @@ static void poison_activations(GpuModel* g) {
     for (bf16* buffer : {w.dropped16, w.ds16}) poison(buffer, squares * sizeof(bf16));
 }
 
-// the loss and every gradient of one training step on both devices, with the batch's places
-static void check_training_step(SmallSetup* s, const TokenPlaces& places, const std::string& name) {
+// the loss and every gradient of one training step on both devices, with the batch's places; the
+// GPU's buffers made for max_B sequences of the model's max_T
+static void check_training_step(SmallSetup* s, const TokenPlaces& places, const std::string& name, int max_B = SmallSetup::B) {
     GpuModel g;
-    gpu_init(&g, s->cpu, SmallSetup::B, PRECISION_FP32);
+    gpu_init(&g, s->cpu, max_B, PRECISION_FP32);
     poison_activations(&g);
     Dropout drop = {0.1f, 11, 3};
     double loss = model_forward(&s->cpu, s->tokens.data(), s->targets.data(), SmallSetup::B, SmallSetup::T, drop, 0, places);
@@ -520,6 +556,27 @@ static void test_training_step_matches_cpu_for_every_pe(void) {
         if (!on_gpu(p)) continue;
         SmallSetup s((PEKind)p, 0.1f, 5);
         check_training_step(&s, TokenPlaces(), PE_NAMES[p]);
+    }
+}
+
+// Shapes the tests above do not reach, each a step for every PE it concerns: a model of 20
+// channels in 4 heads of 5 (no dimension a multiple of 8, and an odd head); FIRE and T5 at the
+// paper's 12 heads, where FIRE's 462 parameters leave room for 26 copies of its partial gradient
+// in shared memory, a block narrower than a warp (bias_partial_threads); and a 4 x 24 batch in
+// buffers made for 6 x 40, where training's buffers fit its longest batch and most are shorter
+// (a kernel striding by the buffers' shape, not the batch's, fails it).
+static void test_training_step_matches_cpu_at_other_shapes(void) {
+    REQUIRE_GPU();
+    for (int p = 0; p < NUM_PES; p++) {
+        if (!on_gpu(p)) continue;
+        SmallSetup narrow(ModelConfig{2, 20, 4, 40, 50, SmallSetup::T, (PEKind)p, 0.5f, 0.1f}, 17);  // RoPE rotates one pair of 5
+        check_training_step(&narrow, TokenPlaces(), std::string(PE_NAMES[p]) + " at 20 channels in 4 heads");
+        SmallSetup larger_buffers(ModelConfig{2, 64, 4, 128, 50, 40, (PEKind)p, 0.25f, 0.1f}, 18);
+        check_training_step(&larger_buffers, TokenPlaces(), std::string(PE_NAMES[p]) + " in buffers of 6 x 40", 6);
+    }
+    for (PEKind p : {PE_FIRE, PE_T5}) {
+        SmallSetup heads(ModelConfig{2, 48, 12, 96, 50, SmallSetup::T, p, 0.25f, 0.1f}, 19);
+        check_training_step(&heads, TokenPlaces(), std::string(PE_NAMES[p]) + " in 12 heads");
     }
 }
 
@@ -787,6 +844,91 @@ static void test_captured_steps_repeat_uncaptured_ones_bit_for_bit(void) {
     }
 }
 
+// a batch of B rows of T random tokens from `seed`, with answers (targets) on a span that starts
+// at a drawn place in each row: batches of one shape that differ in their tokens and in which
+// rows are answers
+static void random_batch(int B, int T, int V, uint64_t seed, std::vector<int>* tokens, std::vector<int>* targets) {
+    Rng rng = rng_stream(seed, 2);
+    tokens->assign(B * T, 0), targets->assign(B * T, -1);
+    for (int& t : *tokens) t = rng.between(2, V - 1);
+    for (int b = 0; b < B; b++)
+        for (int t = rng.between(1, T - 2); t < T - 1; t++) (*targets)[b * T + t] = (*tokens)[b * T + t + 1];
+}
+
+// Captured steps that replay with all a step's host inputs new each time: the tokens and which of
+// them are answers, the positions drawn anew (T5 with a bias plane per row), the loss divided by
+// 7, 8, 9 and 10 tokens in turn (--sort-pool's divisor), the learning rate and the dropout keys.
+// Bit for bit the steps uncaptured (a graph that kept any input of its first step fails), and both
+// tracking the CPU's, the gradient norms too (a divisor read once, or never, fails: AdamW and
+// clipping would hide it from the losses).
+static void test_captured_steps_take_every_new_input(void) {
+    REQUIRE_GPU();
+    const int B = SmallSetup::B, T = SmallSetup::T, STEPS = 6, max_pos = 64;
+    ModelConfig config{2, 64, 4, 128, 50, T, PE_T5, 0.25f, 0.1f};
+    config.random_positions = max_pos;
+    std::vector<double> losses[2], norms[2];
+    std::vector<float> params[2];
+    for (bool captured : {false, true}) {
+        SmallSetup s(config, 20);
+        GpuModel g;
+        gpu_init(&g, s.cpu, B, PRECISION_FP32);
+        g.graphs = captured;
+        OptimConfig o = test_optim(STEPS, 3e-3);
+        for (int step = 0; step < STEPS; step++) {
+            std::vector<int> tokens, targets, positions = drawn_positions(B, T, max_pos, 40 + step);
+            random_batch(B, T, config.V, 30 + step, &tokens, &targets);
+            TokenPlaces places;
+            places.positions = positions.data();
+            size_t divisor = 7 + step % 4;
+            Dropout drop = {0.1f, 21, step};
+            double lr = lr_at(o, step), loss, norm;
+            gpu_train_step(&g, tokens, targets, B, T, drop, places, divisor, o, lr, step + 1, 1.0, &loss, &norm);
+            losses[captured].push_back(loss), norms[captured].push_back(norm);
+            if (captured) continue;
+            double cpu_loss = model_forward(&s.cpu, tokens.data(), targets.data(), B, T, drop, 0, places);
+            model_backward(&s.cpu, tokens.data(), targets.data(), B, T, drop, places, divisor);
+            double cpu_norm = gradient_norm(s.cpu);
+            clip_gradients(&s.cpu, 1.0, cpu_norm);
+            adamw_update(&s.cpu, o, lr, step + 1);
+            std::string at = "step " + std::to_string(step);
+            TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(TRACK_RTOL * cpu_loss, cpu_loss, loss, (at + ": loss").c_str());
+            TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(TRACK_RTOL * cpu_norm, cpu_norm, norm, (at + ": gradient norm").c_str());
+        }
+        gpu_download(&s.cpu, g);
+        params[captured] = s.cpu.params;
+        TEST_ASSERT_EQUAL_INT(captured ? 1 : 0, (int)g.captured.size());  // one shape: captured once, replayed five times
+    }
+    TEST_ASSERT_MESSAGE(losses[0] == losses[1], "a replayed step's loss differs from the uncaptured one's");
+    TEST_ASSERT_MESSAGE(norms[0] == norms[1], "a replayed step's gradient norm differs from the uncaptured one's");
+    TEST_ASSERT_MESSAGE(params[0] == params[1], "replayed steps left other parameters than uncaptured ones");
+}
+
+// The update decides on the loss as well as on the norm: a step whose loss alone is not finite
+// (its gradients all finite) changes nothing, and the same step with a finite loss does.
+static void test_a_non_finite_loss_alone_stops_the_update(void) {
+    REQUIRE_GPU();
+    SmallSetup s(PE_ALIBI, 0.1f, 22);
+    Rng rng = rng_stream(23, 0);
+    for (float& grad : s.cpu.grads) grad = (float)(rng.normal() * 0.1);
+    GpuModel g;
+    gpu_init(&g, s.cpu, SmallSetup::B, PRECISION_FP32);
+    OptimConfig o = test_optim(5, 3e-3);
+    Model before = s.cpu;
+    gpu_download(&before, g);
+    for (double loss_sum : {(double)NAN, 1.0}) {
+        gpu_upload_set(g.grads, g, s.cpu.grads, s.cpu.layout);
+        StepResults r = {loss_sum, 0.0};  // as a forward leaves the loss's sum
+        cudaCheck(cudaMemcpy(g.step_results, &r, sizeof(StepResults), cudaMemcpyHostToDevice));
+        double norm = gpu_clip_and_update(&g, 1.0, o, 1e-3, 1);
+        TEST_ASSERT(std::isfinite(norm) && norm > 0);
+        Model after = before;
+        gpu_download(&after, g);
+        bool unchanged = same_bits(before.params, after.params) && same_bits(before.adam_m, after.adam_m) && same_bits(before.adam_v, after.adam_v);
+        if (std::isnan(loss_sum)) TEST_ASSERT_MESSAGE(unchanged, "a NaN loss with finite gradients changed the parameters or AdamW's state");
+        else TEST_ASSERT_MESSAGE(!unchanged, "a finite loss with finite gradients changed nothing");
+    }
+}
+
 // A replayed step whose loss is not finite leaves the parameters and AdamW state as they were:
 // the update decides on the device, from the loss and the norm the step itself computed.
 static void test_a_non_finite_replayed_step_changes_nothing(void) {
@@ -842,6 +984,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_embedding_matches_cpu);
     RUN_TEST(test_rmsnorm_matches_cpu);
     RUN_TEST(test_matmul_matches_cpu_in_fp32_and_tf32);
+    RUN_TEST(test_tf32_rounds_what_fp32_does_not);
     RUN_TEST(test_matmul_matches_cpu_in_bf16);
     RUN_TEST(test_dropout_relu_and_residual_match_cpu);
     RUN_TEST(test_crossentropy_matches_cpu);
@@ -849,6 +992,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_attention_matches_cpu_in_bf16);
     RUN_TEST(test_adamw_and_clipping_match_cpu);
     RUN_TEST(test_training_step_matches_cpu_for_every_pe);
+    RUN_TEST(test_training_step_matches_cpu_at_other_shapes);
     RUN_TEST(test_training_step_matches_cpu_in_bf16);
     RUN_TEST(test_bf16_weights_follow_every_update);
     RUN_TEST(test_training_step_matches_cpu_with_drawn_positions_and_per_layer_pes);
@@ -857,7 +1001,9 @@ int main(int argc, char** argv) {
     RUN_TEST(test_twenty_steps_on_gpu_track_the_cpu);
     RUN_TEST(test_gpu_runs_repeat_bit_for_bit);
     RUN_TEST(test_captured_steps_repeat_uncaptured_ones_bit_for_bit);
+    RUN_TEST(test_captured_steps_take_every_new_input);
     RUN_TEST(test_a_non_finite_replayed_step_changes_nothing);
+    RUN_TEST(test_a_non_finite_loss_alone_stops_the_update);
     RUN_TEST(test_a_gpu_checkpoint_reads_back_on_the_cpu);
     return UNITY_END();
 }
