@@ -892,6 +892,37 @@ static void test_single_run_plot_has_both_axis_titles_and_shaded_training_length
     SvgPlot axis(1.5, 5.5, "");
     std::string band = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\"", axis.x(1.5), axis.y(axis.y_hi), axis.x(3.5) - axis.x(1.5));
     TEST_ASSERT_MESSAGE(svg.find(band) != std::string::npos && count_of(svg, "fill-opacity=\"0.07\"") == 2, svg.c_str());  // and its legend swatch
+    // valid's line in the first colour through its own points (right at 2 and 3), test's in the
+    // second (wrong at 4, right at 5); the y axis labelled 0 to 1 in quarters
+    std::string valid_line = format_text("stroke=\"%s\" points=\"%.1f,%.1f %.1f,%.1f \"", plot_color(0), axis.x(2), axis.y(1), axis.x(3), axis.y(1));
+    std::string test_line = format_text("stroke=\"%s\" points=\"%.1f,%.1f %.1f,%.1f \"", plot_color(1), axis.x(4), axis.y(0), axis.x(5), axis.y(1));
+    TEST_ASSERT_MESSAGE(svg.find(valid_line) != std::string::npos && svg.find(test_line) != std::string::npos, svg.c_str());
+    TEST_ASSERT_EQUAL_INT(5, count_of(svg, "text-anchor=\"end\">"));
+    TEST_ASSERT(svg.find("text-anchor=\"end\">0.75</text>") != std::string::npos && svg.find("text-anchor=\"end\">1</text>") != std::string::npos);
+    // text is escaped for XML (a title, as the attention heatmaps' words, may hold <eos>)
+    svg = accuracy_svg(valid, test, 3, "<eos> & \"x\"");
+    TEST_ASSERT_MESSAGE(svg.find(">&lt;eos&gt; &amp; &quot;x&quot;</text>") != std::string::npos, svg.c_str());
+}
+
+// ./train's table of accuracy by length: a row for each length of either split ("-" where the
+// split has none), each rounded to 3 places, then the means over the examples
+static void test_accuracy_table_has_a_row_per_length_of_either_split(void) {
+    SplitResult valid, test;
+    valid.add(2, true), valid.add(3, true), valid.add(3, false);
+    test.add(3, true), test.add(5, false), test.add(5, true), test.add(5, true);
+    char* text = nullptr;
+    size_t size = 0;
+    FILE* out = open_memstream(&text, &size);
+    print_accuracy_table(out, valid, test);
+    fclose(out);
+    std::string table(text, size);
+    free(text);
+    TEST_ASSERT_EQUAL_STRING("  length   valid (ID)   test (OOD)\n"
+                             "       2        1.000            -\n"
+                             "       3        0.500        1.000\n"
+                             "       5            -        0.667\n"
+                             "    mean        0.667        0.750\n",
+                             table.c_str());
 }
 
 // the length axis is labelled at a round step: every 5 over 1-40, and about ten labels however
@@ -1263,6 +1294,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
+    RUN_TEST(test_accuracy_table_has_a_row_per_length_of_either_split);
     RUN_TEST(test_length_axis_has_about_ten_labels_at_a_round_step);
     RUN_TEST(test_missing_sweep_directory_is_refused);
     RUN_TEST(test_linked_sweeps_are_followed_once);

@@ -24,6 +24,10 @@ static void test_a_grid_runs_reports_and_is_skipped_when_run_again(void) {
         TEST_ASSERT_MESSAGE(contains(read_file(root + "/logs/" + run + ".log"), "device: CPU, 1 threads"), run);
     }
     TEST_ASSERT_MESSAGE(contains(r.out, "[4/4]"), r.out.c_str());           // one progress line per run
+    // the last run's line: nothing left of the sweep, so no time left (the ETA counts the runs not done)
+    std::string last = r.out.substr(r.out.find("[4/4]"));
+    last = last.substr(0, last.find('\n'));
+    TEST_ASSERT_MESSAGE(contains(last + "\n", " elapsed, 0:00:00 left\n"), last.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "4 of 4 runs finished"), r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "MRR over 2 columns"), r.out.c_str());  // the report ran
     TEST_ASSERT_MESSAGE(exists(root + "/report.md") && exists(root + "/copy.svg"), "report.md and copy.svg");
@@ -33,6 +37,13 @@ static void test_a_grid_runs_reports_and_is_skipped_when_run_again(void) {
     size_t skipped = 0;
     for (size_t at = 0; (at = again.out.find("already finished", at)) != std::string::npos; at++) skipped++;
     TEST_ASSERT_EQUAL_INT_MESSAGE(4, skipped, again.out.c_str());
+
+    // a report that fails (here on a run directory beside the grid's whose config.json is cut
+    // short) is named and fails the sweep, as a failed run does
+    Result broken = shell("mkdir -p " + root + "/broken && echo '{' > " + root + "/broken/config.json && dev/sweep.sh " + root +
+                          " --tasks copy,addition --pes nope,t5 --seeds 7 --jobs 2 --threads 1 --device cpu" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, broken.status, broken.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(broken.out, "failed: the report (logs in "), broken.out.c_str());
 }
 
 // A run killed after its first checkpoint continues from it (--resume); one killed before any
@@ -181,7 +192,8 @@ static void test_two_sweeps_of_one_tree_each_count_their_own_runs(void) {
 
 // The thread count is checked on the run's own `device:` line, the last of its log: a resumed run's
 // log holds its earlier attempts' too. Here an earlier line claims the count asked for (0, which
-// no run reports: 0 asks for all the cores), and the resumed run's own line must fail the check.
+// no run reports: 0 asks for all the cores), and the resumed run's own line must fail the check;
+// then a run resumed on 3 threads passes it, though its log's first line says 1.
 static void test_a_resumed_run_is_checked_by_its_own_device_line(void) {
     std::string root = temp_dir() + "/threads", log = root + "/logs/copy-nope-s7.log";
     TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS).status);
@@ -189,13 +201,38 @@ static void test_a_resumed_run_is_checked_by_its_own_device_line(void) {
     Result r = shell("dev/sweep.sh --run-one " + root + " 0 0 cpu");
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "failed: the run did not use 0 threads (device: CPU, ") && !contains(r.out, "an earlier attempt"), r.out.c_str());
+    TEST_ASSERT_EQUAL_INT(0, shell("rm " + root + "/copy-nope-s7/results.json").status);
+    r = shell("dev/sweep.sh --run-one " + root + " 0 3 cpu");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING("finished\n", r.out.c_str());
 }
 
+// K runs of --threads N that would outnumber the cores are refused; without --threads, each of
+// K runs gets the cores divided among the K (here K = the cores: one thread each)
 static void test_runs_side_by_side_never_oversubscribe_the_cores(void) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     Result r = shell("dev/sweep.sh " + temp_dir() + "/crowded --device cpu --jobs " + std::to_string(cores) + " --threads 2" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "spin against each other"), r.out.c_str());
+    std::string root = temp_dir() + "/divided";
+    r = shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --device cpu --no-report --jobs " + std::to_string(cores) + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, ": 1 runs, " + std::to_string(cores) + " at a time, 1 threads each, device cpu\n"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(read_file(root + "/logs/copy-nope-s7.log"), "\ndevice: CPU, 1 threads,"), r.out.c_str());
+}
+
+// --jobs K runs K at a time, never more: here K = 1 and two runs, whose ./train processes are
+// counted while the sweep goes (never two at once)
+static void test_a_sweep_runs_k_runs_at_a_time(void) {
+    // its ./train, by a pattern that matches no shell whose command line holds the pattern itself
+    std::string root = temp_dir() + "/one-at-a-time", running = "'--out [/]" + root.substr(1) + "/'";
+    Result r = shell("{ dev/sweep.sh " + root + " --tasks copy --pes nope,t5 --seeds 7 --jobs 1 --threads 1 --device cpu --no-report" + SHORT_RUNS +
+                     " > " + root + ".out 2>&1 & sweep=$!; most=0;"
+                     " while kill -0 $sweep 2> /dev/null; do n=$(pgrep -c -f -- " + running + "); [ \"$n\" -gt $most ] && most=$n; sleep 0.02; done;"
+                     " wait $sweep; echo \"sweep exited $? with at most $most at once\"; cat " + root + ".out; }");
+    int most = -1;
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, sscanf(r.out.c_str(), "sweep exited 0 with at most %d at once", &most), r.out.c_str());
+    TEST_ASSERT_MESSAGE(most <= 1 && contains(r.out, "2 of 2 runs finished"), r.out.c_str());
 }
 
 static void test_bad_sweep_options_get_one_clear_line(void) {
@@ -205,6 +242,8 @@ static void test_bad_sweep_options_get_one_clear_line(void) {
         {"--frobnicate", "unknown option '--frobnicate'"},
         {"-- --seed 3", "--seed is set by the sweep"},
         {"--dry-run", "--dry-run goes with --slurm"},
+        {"--threads 0 --slurm --dry-run", "--threads expects a positive integer, got '0'"},  // 0 would be every core for each run
+        {"-- --attention-window '0:1 prompt'", "'0:1 prompt': a flag value with spaces can not be passed through a sweep"},
     };
     for (const auto& c : cases) {
         Result r = shell("dev/sweep.sh " + temp_dir() + "/bad " + c[0]);
@@ -259,9 +298,28 @@ static void test_grid_hours_multiplies_each_tasks_bench_by_its_runs(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, sscanf(rows[4].c_str(), "total %lf", &printed_total), rows[4].c_str());
     TEST_ASSERT_FLOAT_WITHIN(0.006, total, printed_total);
 
+    // a task whose bench fails gets no hours (its failure line is followed by the next task's row,
+    // here the total's); SEEDS by default 3
     Result failed = shell("TASKS=copy,nosuch PES=nope STEPS=10 dev/grid_hours.sh" + model);
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, failed.status, failed.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(failed.out, "nosuch nope failed: train: error: unknown task 'nosuch'"), failed.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(failed.out, "2 tasks x 1 PEs x 3 seeds; 10 steps a run (pcfg 25)"), failed.out.c_str());
+    std::vector<std::string> printed = lines(failed.out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(6, (int)printed.size(), failed.out.c_str());  // the grid, the header, copy, nosuch, its failure, the total
+    TEST_ASSERT_MESSAGE(contains(printed[4], "nosuch nope failed: train: error: unknown task 'nosuch'") && printed[5].rfind("total ", 0) == 0,
+                        failed.out.c_str());
+    // the paper's grid by default: its 17 tasks in order, 5 PEs, 3 seeds, 40,000 steps (PCFG's
+    // 100,000); here every bench refused at once (--layers 0), so nothing is timed
+    Result paper = shell("dev/grid_hours.sh --layers 0");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, paper.status, paper.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(paper.out, "grid: 17 tasks x 5 PEs x 3 seeds; 40000 steps a run (pcfg 100000);") &&
+                            contains(paper.out, "nope       ape        t5     alibi      rope  padding"),
+                        paper.out.c_str());
+    std::string refused;
+    for (const std::string& line : lines(paper.out))
+        if (contains(line, " nope failed: ")) refused += line.substr(0, line.find(' ')) + " ";
+    TEST_ASSERT_EQUAL_STRING("copy copy_rsc2x copy_rdc copy_cmc copy_cmc2x reverse reverse_mc reverse_mcrv addition poly sort sort_multi sum "
+                             "parity lego scan pcfg ",
+                             refused.c_str());
     assert_refusals("SEEDS=0 dev/grid_hours.sh", {{"", "SEEDS, STEPS and PCFG_STEPS take whole numbers above 0, got '0'"}});
     assert_refusals("TASKS='copy sum' dev/grid_hours.sh", {{"", "TASKS and PES are comma-separated names"}});
 }
@@ -284,9 +342,51 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
     TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --array=0,1,2,3,4,5,6,7\n"), r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --gres=gpu:1") == gpu_build && contains(r.out, "#SBATCH --time=1:00:00"), r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "--dependency=afterany:"), r.out.c_str());
+    // each array task: 2 threads (a cluster node's cores are not this machine's), on the sweep's device
+    TEST_ASSERT_MESSAGE(contains(r.out, "#SBATCH --cpus-per-task=2\n") &&
+                            contains(r.out, std::string("\"${SLURM_CPUS_PER_TASK:-2}\" ") + (gpu_build ? "gpu" : "cpu") + "\n"),
+                        r.out.c_str());
     std::string runs = read_file(root + "/runs.tsv");
     TEST_ASSERT_MESSAGE(contains(runs, "copy-rope-s2-dropout0.1\t--task copy --pe rope --seed 2 --dropout 0.1 --steps 10\n"), runs.c_str());
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
+}
+
+// The grid is every combination of its axes, each --vary one more (runs named and flagged by
+// each value, in the order given), and by default the paper's: copy with its five PEs and three
+// seeds (Slurm dry runs: runs.tsv written, nothing trained)
+static void test_a_grid_is_every_combination_of_its_axes_and_the_papers_by_default(void) {
+    std::string root = temp_dir() + "/axes";
+    Result r = shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 1 --vary --dropout 0,0.1 --vary --lr 0.001,0.002 --device cpu"
+                     " --slurm --dry-run -- --steps 10");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING("copy-nope-s1-dropout0-lr0.001\t--task copy --pe nope --seed 1 --dropout 0 --lr 0.001 --steps 10\n"
+                             "copy-nope-s1-dropout0-lr0.002\t--task copy --pe nope --seed 1 --dropout 0 --lr 0.002 --steps 10\n"
+                             "copy-nope-s1-dropout0.1-lr0.001\t--task copy --pe nope --seed 1 --dropout 0.1 --lr 0.001 --steps 10\n"
+                             "copy-nope-s1-dropout0.1-lr0.002\t--task copy --pe nope --seed 1 --dropout 0.1 --lr 0.002 --steps 10\n",
+                             read_file(root + "/runs.tsv").c_str());
+    root = temp_dir() + "/defaults";
+    r = shell("dev/sweep.sh " + root + " --device cpu --slurm --dry-run");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::string runs = read_file(root + "/runs.tsv"), names;
+    for (const std::string& line : lines(runs)) names += line.substr(0, line.find('\t')) + " ";
+    TEST_ASSERT_EQUAL_STRING("copy-nope-s256788 copy-nope-s234054 copy-nope-s146317 copy-ape-s256788 copy-ape-s234054 copy-ape-s146317 "
+                             "copy-t5-s256788 copy-t5-s234054 copy-t5-s146317 copy-alibi-s256788 copy-alibi-s234054 copy-alibi-s146317 "
+                             "copy-rope-s256788 copy-rope-s234054 copy-rope-s146317 ",
+                             names.c_str());
+    TEST_ASSERT_MESSAGE(contains(runs, "copy-alibi-s234054\t--task copy --pe alibi --seed 234054 \n"), runs.c_str());
+}
+
+// A sweep grows by the runs new to it, but a run it already lists with other flags (here the same
+// name without --dropout, whose line is the start of the listed one's) is refused, with one line:
+// the finished run would be skipped as if it were the one asked for
+static void test_a_run_listed_with_other_flags_is_refused(void) {
+    std::string root = temp_dir() + "/other-flags", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 1 --device cpu --slurm --dry-run";
+    TEST_ASSERT_EQUAL_INT(0, shell(sweep + " -- --steps 10 --dropout 0.1").status);
+    assert_refusals(sweep, {{"-- --steps 10", "sweep.sh: " + root + " already has a run copy-nope-s1 with other flags: choose another sweep name"}});
+    TEST_ASSERT_EQUAL_STRING("copy-nope-s1\t--task copy --pe nope --seed 1 --steps 10 --dropout 0.1\n", read_file(root + "/runs.tsv").c_str());
+    // the same flags again: the same run, listed once
+    TEST_ASSERT_EQUAL_INT(0, shell(sweep + " -- --steps 10 --dropout 0.1").status);
+    TEST_ASSERT_EQUAL_INT(1, (int)lines(read_file(root + "/runs.tsv")).size());
 }
 
 // Submitted (to an sbatch on the PATH that prints "JOBID;CLUSTER", as --parsable does on a
@@ -410,6 +510,38 @@ static void test_reproduce_far_tests_each_finished_run_to_500(void) {
                             contains(results, "\"total\": 2400, \"by_length\""), results.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "not tested to 500 yet: " + grid + "/ch_even_pairs-fire-s7 has not finished"), r.out.c_str());
     TEST_ASSERT_FALSE(contains(r.out, "failed"));
+    // called again, it leaves the run tested (its results.json there) as it is: no evaluation, so no new log
+    std::string tested = root + "/far/ch_even_pairs-500/ch_even_pairs-nope-s7";
+    TEST_ASSERT_EQUAL_INT(0, shell("rm " + tested + ".log").status);
+    dry_run_part("TASKS=ch_even_pairs PES=xpos,fire", root, "far", grid, 2, &r, &runs);
+    TEST_ASSERT_FALSE(exists(tested + ".log"));
+    TEST_ASSERT_EQUAL_STRING(results.c_str(), read_file(tested + "/results.json").c_str());
+}
+
+// dev/reproduce.sh's grid, ablation and sorted parts take the sweep's options (here one PE and
+// one seed) and lay out their grids: the tiny preset on TASKS, each factor's flags, the sorted
+// batches on the task's own flags; and far by default the nine PEs whose parameters do not grow
+// with the lengths (Slurm dry runs: nothing trained, no run finished to test to 500)
+static void test_reproduce_lays_out_the_grid_ablation_sorted_and_far_parts(void) {
+    std::string root = temp_dir();
+    Result r = shell("TASKS=copy,scan dev/reproduce.sh " + root + " grid --slurm --dry-run --pes nope --seeds 1 && "
+                     "dev/reproduce.sh " + root + " ablation --slurm --dry-run --pes nope --seeds 1 && "
+                     "TASKS=addition dev/reproduce.sh " + root + " sorted --slurm --dry-run --pes nope --seeds 1 && "
+                     "TASKS=ch_even_pairs dev/reproduce.sh " + root + " far --slurm --dry-run");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_EQUAL_STRING("copy-nope-s1\t--task copy --pe nope --seed 1 --model tiny\nscan-nope-s1\t--task scan --pe nope --seed 1 --model tiny\n",
+                             read_file(root + "/grid/runs.tsv").c_str());
+    const char* factors[][2] = {{"dropout", "--dropout 0.1"}, {"lr", "--lr 3e-4"}, {"head64", "--heads 1"},
+                                {"size", "--layers 6 --d-model 384 --heads 24 --d-ff 1536"}};
+    for (const auto& f : factors)
+        TEST_ASSERT_EQUAL_STRING((std::string("copy-nope-s1\t--task copy --pe nope --seed 1 --model tiny ") + f[1] + "\n").c_str(),
+                                 read_file(root + "/ablation/" + f[0] + "/runs.tsv").c_str());
+    TEST_ASSERT_EQUAL_STRING("addition-nope-s1\t--task addition --pe nope --seed 1 --model tiny --steps 1000 --valid-size 1000 --test-size 2000"
+                             " --reverse-digits --index-hints --sort-pool 16\n",
+                             read_file(root + "/sorted/addition/runs.tsv").c_str());
+    std::string far = read_file(root + "/far/ch_even_pairs/runs.tsv"), pes;
+    for (const std::string& line : lines(far)) pes += line.substr(line.find(" --pe ") + 6, line.find(" --seed ") - line.find(" --pe ") - 6) + " ";
+    TEST_ASSERT_EQUAL_STRING("nope ape t5 alibi rope xpos kerple_log kerple_power fire ", pes.c_str());
 }
 
 // dev/reproduce.sh's farrandom part: far's grid with every position drawn below 2048, in training
@@ -492,6 +624,11 @@ static void test_a_relative_sweep_path_is_the_callers(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(exists(dir + "/here/grid/copy-nope-s7/results.json"), r.out.c_str());
     TEST_ASSERT_FALSE(exists(repository() + "/here"));
+    // and so is dev/reproduce.sh's ROOT
+    r = shell("cd " + dir + " && PES=nope RANDOM_PES= TASKS=ch_bucket_sort " + repository() + "/dev/reproduce.sh there chomsky --slurm --dry-run");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(exists(dir + "/there/chomsky/ch_bucket_sort/runs.tsv"), r.out.c_str());
+    TEST_ASSERT_FALSE(exists(repository() + "/there"));
 }
 
 
@@ -565,10 +702,13 @@ int main(int argc, char** argv) {
     RUN_TEST(test_two_sweeps_of_one_tree_each_count_their_own_runs);
     RUN_TEST(test_a_resumed_run_is_checked_by_its_own_device_line);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
+    RUN_TEST(test_a_sweep_runs_k_runs_at_a_time);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
     RUN_TEST(test_sweep_throughput_names_a_failed_sweep_and_refuses_bad_entries);
     RUN_TEST(test_grid_hours_multiplies_each_tasks_bench_by_its_runs);
     RUN_TEST(test_the_slurm_script_has_one_array_task_per_run);
+    RUN_TEST(test_a_grid_is_every_combination_of_its_axes_and_the_papers_by_default);
+    RUN_TEST(test_a_run_listed_with_other_flags_is_refused);
     RUN_TEST(test_a_slurm_sweep_is_submitted_with_its_job_id_and_paths_as_they_are);
     RUN_TEST(test_reproduce_lays_out_the_chomsky_part);
     RUN_TEST(test_reproduce_beyond_scales_a_rope_run_once_it_has_finished);
@@ -576,6 +716,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_reproduce_farrandom_draws_positions_below_2048);
     RUN_TEST(test_reproduce_chomskydrawn_evaluates_drawn_and_counted);
     RUN_TEST(test_reproduce_steps_tests_each_snapshot_to_500);
+    RUN_TEST(test_reproduce_lays_out_the_grid_ablation_sorted_and_far_parts);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_a_test_program_with_256_failures_exits_1);
     RUN_TEST(test_ci_totals_every_program_the_makefile_lists);

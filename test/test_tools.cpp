@@ -634,6 +634,23 @@ static void test_length_ranges_sums_the_tallies_of_each_range(void) {
     assert_refusals("dev/length_ranges.sh", cases);
 }
 
+// Every dev/ program (dev/tool.h): -h and --help print its usage to stdout and exit 0; called
+// without arguments it exits 1 with one line on stderr (its usage's first line, or what is
+// missing) and nothing on stdout
+static void test_every_dev_program_prints_its_usage_when_asked(void) {
+    for (const char* program : {"report", "attention", "t5_table", "table_extend", "place_patch", "head_ablate"}) {
+        std::string tool = std::string("dev/") + program;
+        for (const char* asked : {" -h", " --help"}) {
+            Result r = shell("{ " + tool + asked + " 2> /dev/null; }");
+            TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, (tool + asked).c_str());
+            TEST_ASSERT_MESSAGE(r.out.rfind("usage: " + tool + " ", 0) == 0, (tool + asked + ": " + r.out).c_str());
+        }
+        Result bare = shell("{ " + tool + " 2>&1 > /dev/null; }"), out = shell("{ " + tool + " 2> /dev/null; }");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(1, bare.status, tool.c_str());
+        TEST_ASSERT_MESSAGE(!bare.out.empty() && bare.out.find('\n') == bare.out.size() - 1 && out.out.empty(), (tool + ": " + bare.out).c_str());
+    }
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_parity_counts_tabulates_a_decoding_by_length_and_count);
@@ -650,5 +667,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_shuffle_answers_asks_the_model_in_other_orders);
     RUN_TEST(test_t5_clamp_evaluates_a_run_as_trained_and_edited);
     RUN_TEST(test_length_ranges_sums_the_tallies_of_each_range);
+    RUN_TEST(test_every_dev_program_prints_its_usage_when_asked);
     return UNITY_END();
 }
