@@ -683,6 +683,14 @@ static void test_a_diverging_run_stops_at_its_first_nonfinite_step(void) {
     TEST_ASSERT_MESSAGE(access((dir + "/results.json").c_str(), F_OK) != 0, "results.json of a diverged run");
 }
 
+// prompts from a file written on Windows, each line ending in "\r\n", are the same prompts: the
+// carriage return is the line's end, not a control byte in the prompt
+static void test_answer_takes_prompts_with_windows_line_ends(void) {
+    Result r = train("--task addition --answer", "Compute 1 + 2 ?\r\nCompute 4 + 5 ?\r\n");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
+    TEST_ASSERT_EQUAL_STRING("The answer is 3 .\nThe answer is 9 .\n", r.out);
+}
+
 static void test_answer_prints_the_lines_before_a_bad_one(void) {
     Result r = train("--task addition --answer", "Compute 1 + 2 ?\nCompute 1 +\n");
     TEST_ASSERT_EQUAL_INT(1, r.status);
@@ -697,6 +705,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_help_lists_every_task_pe_preset_and_flag);
     RUN_TEST(test_bad_input_gets_one_error_line_and_exit_1);
     RUN_TEST(test_answer_prints_the_lines_before_a_bad_one);
+    RUN_TEST(test_answer_takes_prompts_with_windows_line_ends);
     RUN_TEST(test_output_that_can_not_be_written_is_an_error);
     RUN_TEST(test_make_keeps_the_required_flags_when_cxxflags_are_given);
     RUN_TEST(test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline);

@@ -244,9 +244,17 @@ static const std::vector<Case>& choice_cases() {
          "--eval-positions drawn can not grade a scratchpad"},
         {"--eval-positions", "--pe ape --random-positions 500 --eval-positions drawn --sample 2", "--sample can not be combined with --eval-positions drawn"},
         {"--eval-positions", "--load x --answer --eval-positions drawn", "--eval-positions can not be combined with --load and --answer"},
+        // --load --answer decodes prompts from stdin on the CPU: what evaluates the splits, or writes, is refused with it
+        {"--test-size", "--load x --answer --test-size 5", "--test-size can not be combined with --load and --answer"},
+        {"--sample", "--load x --answer --sample 2", "--sample can not be combined with --load and --answer"},
+        {"--dump-attention", "--load x --answer --dump-attention f", "--dump-attention can not be combined with --load and --answer"},
         {"--eval-positions", "--show 1 --eval-positions drawn", "--eval-positions can not be combined with --show"},
         {"--attention-window", "--attention-window 0:20", "--attention-window is read only with --load"},
         {"--attention-window", "--load x --dump-attention f --attention-window 0:2", "--attention-window can not be combined with --dump-attention"},
+        // a dump is of the model as trained, on the CPU
+        {"--rope-scaling", "--load x --dump-attention f --rope-scaling pi", "--rope-scaling can not be combined with --dump-attention"},
+        {"--device", "--load x --dump-attention f --device cpu", "--device can not be combined with --dump-attention"},
+        {"--precision", "--load x --dump-attention f --precision bf16", "--precision can not be combined with --dump-attention"},
         {"--reverse-digits", "--task sum --reverse-digits --show 1", "--reverse-digits is for the addition task only, not sum"},
         {"--index-hints", "--task copy --index-hints --show 1", "--index-hints is for the addition task only, not copy"},
         {"--zero-pad", "--task reverse --zero-pad --answer", "--zero-pad is for the addition task only, not reverse"},
@@ -266,6 +274,10 @@ static const std::vector<Case>& choice_cases() {
         {"--pack", "--task addition --reverse-digits --pe nope --abacus --pack", "--pack can not be combined with --abacus: it reads the digits' places"},
         {"--pack", "--bench --bench-seq 8 --pack", "--pack can not be combined with --bench-seq: its random sequences are of one length"},
         {"--sort-pool", "--bench --bench-seq 8 --sort-pool 4", "--sort-pool can not be combined with --bench-seq"},
+        // the data's flags, --load's test lengths and size among them: --bench-seq times random tokens, no split
+        {"--test-max", "--bench --bench-seq 8 --test-max 30", "--test-max can not be combined with --bench-seq: it times random tokens"},
+        {"--test-size", "--bench --bench-seq 8 --test-size 30", "--test-size can not be combined with --bench-seq: it times random tokens"},
+        {"--data-seed", "--bench --bench-seq 8 --data-seed 3", "--data-seed can not be combined with --bench-seq: it times random tokens"},
         {"--pad-to-multiple", "--bench --bench-seq 8 --pad-to-multiple 8", "--pad-to-multiple can not be combined with --bench-seq"},
         {"", "--tsk copy", "unknown flag '--tsk' (valid: --task"},
         {"", "--steps=5", "unknown flag '--steps=5': a flag and its value are two words (--steps 5)"},

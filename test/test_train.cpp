@@ -1,7 +1,8 @@
 // Tests of the training program's own parts, through train.cu's real code paths (included
 // here, as llm.c's tests include its trainer): batches, sampler, schedule, AdamW, clipping,
-// checkpoints (round trip, corrupt files, mismatches), resume, --dump-state, and a short CPU
-// run that must learn.
+// checkpoints (round trip, corrupt files, mismatches), resume, --dump-state, validation and the
+// report (log.tsv, results.json, the tables), what a saved run keeps and refuses, the flags'
+// bounds and documented defaults, and a short CPU run that must learn.
 #define TESTING
 #include <fcntl.h>
 
@@ -1115,7 +1116,10 @@ static void test_token_accuracy_counts_every_target_token_once(void) {
 // With a scratchpad, evaluate() decides most verdicts from one teacher-forced pass and decodes
 // only from where the argmax first left the gold before the scratchpad's end. Its verdicts must
 // be those of decoding every example greedily from its prompt. A model that memorised its 16
-// training examples gets those right and others right or wrong in part, taking every path.
+// training examples gets those right and others right or wrong in part, taking every path. Then
+// the same model made never to say "Thus," (its row of the tied embedding negated: no prompt
+// holds the word, so only what the model says changes) leaves the gold on the training examples
+// exactly where their scratchpad should end: a scratchpad that does not end there is wrong.
 static void test_scratchpad_verdicts_are_those_of_decoding_every_example(void) {
     RunConfig c;
     c.task = "sum";
@@ -1126,36 +1130,48 @@ static void test_scratchpad_verdicts_are_those_of_decoding_every_example(void) {
     TEST_ASSERT_EQUAL_STRING("full", SCRATCHPAD_FORMATS[c.data.scratchpad].name);
     Run r(&c);
     prepare_quietly(&r, INT_MAX);
-    int seen[2][2] = {};  // examples by [answer right][scratchpad right]
-    for (const Split* split : {&train_split(r), &valid_split(r), &test_split(r)}) {
-        Graded fast, slow;
-        {
-            Silence quiet;
-            fast = evaluate(&r, *split, "split");
+    int seen[2][2] = {};      // examples by [answer right][scratchpad right]
+    int left_at_the_end = 0;  // examples whose output first leaves the gold where "Thus," is due
+    const std::vector<const Split*> splits = {&train_split(r), &valid_split(r), &test_split(r)}, memorised = {&train_split(r)};
+    for (bool never_thus : {false, true}) {
+        if (never_thus) {
+            real* row = r.model.param(P_WTE) + (size_t)r.data.vocab.id(SCRATCHPAD_END.back()) * r.model.config.C;
+            for (int k = 0; k < r.model.config.C; k++) row[k] = -row[k];
         }
-        for (int i = 0; i < split->size(); i++) {
-            std::vector<int> prompt(split->example(i), split->example(i) + split->prompt_len[i]);
-            std::vector<int> output = generate_greedy(&r.model, prompt, EOS_ID);
-            Words prompt_words, gold, said;
-            example_words(*split, r.data.vocab, i, &prompt_words, &gold);
-            for (int token : output)
-                if (token != EOS_ID) said.push_back(r.data.vocab.words[token]);
-            Verdict v = grade_output(gold, said, output.back() == EOS_ID);
-            slow.answers.add(split->length[i], v.answer);
-            slow.scratchpads.add(split->length[i], v.scratchpad);
-            seen[v.answer][v.scratchpad]++;
-        }
-        for (const auto& kv : slow.answers.by_length) {
-            TEST_ASSERT_EQUAL_INT(kv.second.correct, fast.answers.by_length[kv.first].correct);
-            TEST_ASSERT_EQUAL_INT(kv.second.total, fast.answers.by_length[kv.first].total);
-            TEST_ASSERT_EQUAL_INT(slow.scratchpads.by_length[kv.first].correct, fast.scratchpads.by_length[kv.first].correct);
+        for (const Split* split : never_thus ? memorised : splits) {
+            Graded fast, slow;
+            {
+                Silence quiet;
+                fast = evaluate(&r, *split, "split");
+            }
+            for (int i = 0; i < split->size(); i++) {
+                std::vector<int> prompt(split->example(i), split->example(i) + split->prompt_len[i]);
+                std::vector<int> output = generate_greedy(&r.model, prompt, EOS_ID);
+                Words prompt_words, gold, said;
+                example_words(*split, r.data.vocab, i, &prompt_words, &gold);
+                for (int token : output)
+                    if (token != EOS_ID) said.push_back(r.data.vocab.words[token]);
+                Verdict v = grade_output(gold, said, output.back() == EOS_ID);
+                slow.answers.add(split->length[i], v.answer);
+                slow.scratchpads.add(split->length[i], v.scratchpad);
+                if (!never_thus) seen[v.answer][v.scratchpad]++;
+                size_t end = std::find(gold.begin(), gold.end(), SCRATCHPAD_END.back()) - gold.begin();
+                left_at_the_end += never_thus && said.size() >= end && std::equal(gold.begin(), gold.begin() + end, said.begin()) &&
+                                   (said.size() == end || said[end] != gold[end]);
+            }
+            for (const auto& kv : slow.answers.by_length) {
+                TEST_ASSERT_EQUAL_INT(kv.second.correct, fast.answers.by_length[kv.first].correct);
+                TEST_ASSERT_EQUAL_INT(kv.second.total, fast.answers.by_length[kv.first].total);
+                TEST_ASSERT_EQUAL_INT(slow.scratchpads.by_length[kv.first].correct, fast.scratchpads.by_length[kv.first].correct);
+            }
         }
     }
-    TEST_MESSAGE(format_text("answer and scratchpad right %d, answer only %d, scratchpad only %d, neither %d", seen[1][1], seen[1][0],
-                             seen[0][1], seen[0][0]));
+    TEST_MESSAGE(format_text("answer and scratchpad right %d, answer only %d, scratchpad only %d, neither %d; %d left the gold where \"Thus,\" was due",
+                             seen[1][1], seen[1][0], seen[0][1], seen[0][0], left_at_the_end));
     TEST_ASSERT_GREATER_THAN(0, seen[1][1]);  // decided by the teacher-forced pass
     TEST_ASSERT_GREATER_THAN(0, seen[1][0]);  // decoded on, and right by another way
     TEST_ASSERT_GREATER_THAN(0, seen[0][0]);  // decoded on, and wrong
+    TEST_ASSERT_GREATER_THAN(0, left_at_the_end);
 }
 
 // What the most common answer scores, recounted from each example's gold words: with a
@@ -1286,6 +1302,366 @@ static void test_a_short_cpu_run_on_copy_learns(void) {
     TEST_ASSERT_GREATER_THAN(0.95, r.progress.best_accuracy);
 }
 
+// ----------------------------------------------------------------------------
+// the training loop's bookkeeping, the report, and what a saved run keeps
+
+// A run whose --steps is no multiple of --eval-every validates at its last step too (log.tsv's
+// accuracy column, state.bin's step): the steps after the last multiple would otherwise never be
+// candidates for model.bin, and a run shorter than --eval-every would end with no model.bin.
+static void test_the_last_step_is_validated_whatever_eval_every_says(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 10);  // validations every 4: steps 4, 8 and the last, 10
+    Run r(&c);
+    prepare_quietly(&r, INT_MAX);
+    std::ifstream log(dir + "/log.tsv");
+    std::string line;
+    std::getline(log, line);  // the header
+    std::vector<int> validated;
+    while (std::getline(log, line))
+        if (line.back() != '\t') validated.push_back(atoi(line.c_str()));  // a row without validation ends at its tab
+    TEST_ASSERT_EQUAL_INT(3, validated.size());
+    TEST_ASSERT_EQUAL_INT(4, validated[0]);
+    TEST_ASSERT_EQUAL_INT(8, validated[1]);
+    TEST_ASSERT_EQUAL_INT(10, validated[2]);
+    TEST_ASSERT_EQUAL_INT(10, read_checkpoint_header(dir + "/state.bin")[R_STEP]);
+
+    RunConfig shorter = small_run(temp_dir(), 3);  // fewer steps than --eval-every 4
+    Run s(&shorter);
+    prepare_quietly(&s, INT_MAX);
+    TEST_ASSERT_EQUAL_INT(3, read_checkpoint_header(shorter.out + "/model.bin")[R_STEP]);
+}
+
+// log.tsv's lr column is the learning rate of the update its row made: update 0's is 0 (the
+// warmup starts there), and row k holds lr_at(k - 1), not the next step's
+static void test_log_tsv_gives_each_step_the_learning_rate_of_its_update(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 8);
+    Run r(&c);
+    prepare_quietly(&r, INT_MAX);
+    std::ifstream log(dir + "/log.tsv");
+    std::string line;
+    std::getline(log, line);
+    std::set<std::string> distinct;
+    for (int step = 0; std::getline(log, line); step++) {
+        std::vector<std::string> fields;
+        std::stringstream s(line);
+        for (std::string f; std::getline(s, f, '\t');) fields.push_back(f);
+        TEST_ASSERT_EQUAL_STRING(format_text("%.6g", lr_at(optim_config(c), step)).c_str(), fields[2].c_str());
+        distinct.insert(fields[2]);
+    }
+    TEST_ASSERT_EQUAL_STRING("0", format_text("%.6g", lr_at(optim_config(c), 0)).c_str());
+    TEST_ASSERT_GREATER_THAN(4, distinct.size());  // a schedule that moves: an off-by-one shows
+}
+
+// the text of print_accuracy_table(valid, test)
+static std::string accuracy_table_text(const SplitResult& valid, const SplitResult& test) {
+    FILE* f = tmpfile();
+    print_accuracy_table(f, valid, test);
+    std::string text(ftell(f), '\0');
+    rewind(f);
+    size_t read = fread(&text[0], 1, text.size(), f);
+    fclose(f);
+    return text.substr(0, read);
+}
+
+// What report() prints and writes to results.json is each split's own: the table's columns, the
+// per-token and most-common-answer lines, and results.json's tallies, scratchpads, majority
+// scores, train_max and steps, each recomputed here from evaluate() and the splits. The
+// checkpoint is a state.bin (the latest step, 12) whose best step came earlier, so that
+// best_step and evaluated_step are told apart; a scratchpad task, so that its fields are written.
+static void test_a_report_gives_each_split_and_step_its_own_numbers(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 12);
+    c.task = "sum", c.data.scratchpad = 1;  // full
+    c.data.train_max = 3, c.data.test_max = 5, c.data.test_size = 48;  // (a size of its own: the splits score apart)
+    Run trained(&c);
+    prepare_quietly(&trained, INT_MAX);
+    RunConfig e;
+    Run r(&e);
+    {
+        Silence quiet;
+        load_run(&r, dir + "/state.bin");
+    }
+    r.dir = temp_dir();
+    r.progress.skipped = 2;  // as a run that skipped two steps would have saved
+    TEST_ASSERT_EQUAL_INT(12, r.evaluated_step);
+    TEST_ASSERT_MESSAGE(r.progress.best_step != 12, "the run's best step should come before its last");
+    std::string printed;
+    {
+        Capture out;
+        report(&r, true);
+        printed = out.text();
+    }
+    Graded valid, test;
+    {
+        Silence quiet;
+        valid = evaluate(&r, valid_split(r), "valid"), test = evaluate(&r, test_split(r), "test");
+    }
+    int thus = r.data.vocab.id(SCRATCHPAD_END.back());
+    double valid_majority = majority_answer_accuracy(valid_split(r), thus), test_majority = majority_answer_accuracy(test_split(r), thus);
+    // (the two splits score apart, so that one split's number in the other's place would show)
+    TEST_ASSERT_MESSAGE(format_text("%.4f", valid_majority) != format_text("%.4f", test_majority), "the splits' majority scores agree");
+    TEST_ASSERT_MESSAGE(format_text("%.3f", valid.tokens.all.accuracy()) != format_text("%.3f", test.tokens.all.accuracy()), "the splits' per-token accuracies agree");
+
+    // (each table where it belongs: untrained, the answers' and the scratchpads' tallies may read alike)
+    TEST_ASSERT_MESSAGE(printed.find(accuracy_table_text(valid.answers, test.answers) + "per-token accuracy") != std::string::npos, printed.c_str());
+    TEST_ASSERT_MESSAGE(printed.find("them alone):\n" + accuracy_table_text(valid.scratchpads, test.scratchpads)) != std::string::npos,
+                        printed.c_str());
+    TEST_ASSERT_MESSAGE(printed.find(format_text("per-token accuracy (teacher-forced, <eos> included): valid %.3f, test %.3f\n",
+                                                 valid.tokens.all.accuracy(), test.tokens.all.accuracy())) != std::string::npos,
+                        printed.c_str());
+    TEST_ASSERT_MESSAGE(printed.find(format_text("the most common answer, always given, scores: valid %.3f, test %.3f\n", valid_majority,
+                                                 test_majority)) != std::string::npos,
+                        printed.c_str());
+
+    std::ifstream in(r.dir + "/results.json");
+    std::string results((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string expected[] = {
+        "\"steps\": 12,", "\"best_step\": " + std::to_string(r.progress.best_step) + ",", "\"evaluated_step\": 12,",
+        "\"evaluated\": \"latest\",", "\"skipped_steps\": 2,", "\"train_max\": 3,",
+        "\"valid\": " + json_split(valid.answers) + ",", "\"test\": " + json_split(test.answers) + ",",
+        "\"valid_tokens\": " + json_split(valid.tokens) + ",", "\"test_tokens\": " + json_split(test.tokens) + ",",
+        format_text("\"valid_majority_answer\": %.4f,", valid_majority), format_text("\"test_majority_answer\": %.4f,", test_majority),
+        "\"valid_scratchpad\": " + json_split(valid.scratchpads) + ",", "\"test_scratchpad\": " + json_split(test.scratchpads) + "\n",
+    };
+    for (const std::string& field : expected) TEST_ASSERT_MESSAGE(results.find(field) != std::string::npos, (field + " not in " + results).c_str());
+}
+
+// A resumed run, and a checkpoint loaded, keep the run's model preset (in no flag's field: the
+// header's name), which config.json, results.json and every later checkpoint name; and a resumed
+// run knows the state it started from, which a later failure's message names.
+static void test_a_resume_and_a_load_keep_the_runs_preset_and_state(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 12);
+    c.model = "small";  // (its sizes, steps and rates given: as small and quick as small_run's)
+    Run r(&c);
+    prepare_quietly(&r, 8);
+    RunConfig resumed;
+    resumed.resume = dir;
+    Run b(&resumed);
+    prepare_quietly(&b);
+    TEST_ASSERT_EQUAL_STRING("small", resumed.model.c_str());
+    TEST_ASSERT_MESSAGE(config_text(dir).find("\"model\": \"small\",") != std::string::npos, config_text(dir).c_str());
+    TEST_ASSERT_EQUAL_STRING(("its last state, " + dir + "/state.bin, is from step 8").c_str(), last_state(b).c_str());
+    RunConfig loaded;
+    Run l(&loaded);
+    {
+        Silence quiet;
+        load_run(&l, dir + "/model.bin");
+    }
+    TEST_ASSERT_EQUAL_STRING("small", loaded.model.c_str());
+}
+
+// How a run validated (--rope-scaling, --eval-positions) is kept by its checkpoints, and a resume
+// restores it; --load evaluates as it is told, by default unscaled and at positions 0..n-1,
+// whatever the run validated with.
+static void test_load_evaluates_unscaled_and_counted_unless_told_otherwise(void) {
+    std::string dir = temp_dir();
+    RunConfig c = small_run(dir, 4);
+    c.pe = "rope", c.random_positions = 64, c.rope_scaling = ROPE_PI, c.eval_positions = EVAL_DRAWN;
+    Run r(&c);
+    prepare_quietly(&r, INT_MAX);
+    RunConfig back;
+    restore_run(read_checkpoint_header(dir + "/state.bin"), &back);
+    TEST_ASSERT_EQUAL_INT(ROPE_PI, back.rope_scaling);
+    TEST_ASSERT_EQUAL_INT(EVAL_DRAWN, back.eval_positions);
+    for (const char* file : {"/model.bin", "/state.bin"}) {
+        RunConfig loaded;
+        Run l(&loaded);
+        {
+            Silence quiet;
+            load_run(&l, dir + file);
+        }
+        TEST_ASSERT_EQUAL_INT_MESSAGE(ROPE_UNSCALED, loaded.rope_scaling, file);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(EVAL_COUNTED, loaded.eval_positions, file);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(64, loaded.random_positions, file);  // the model's own setting is the run's
+    }
+}
+
+// the run directory a run gets without --out: runs/TASK-PE-MODEL-sSEED (README's, dev/ tools')
+static void test_the_default_run_directory_is_named_by_task_pe_model_and_seed(void) {
+    RunConfig c;
+    TEST_ASSERT_EQUAL_STRING("runs/copy-nope-tiny-s256788", run_dir(c).c_str());
+    c.task = "scan", c.pe = "rope", c.model = "small", c.seed = 7, c.data.seed = 9;
+    TEST_ASSERT_EQUAL_STRING("runs/scan-rope-small-s7", run_dir(c).c_str());
+    c.out = "elsewhere";
+    TEST_ASSERT_EQUAL_STRING("elsewhere", run_dir(c).c_str());
+}
+
+// the flags' own values, read as ./train reads them (parse_flags, find_mode, resolve_config)
+static RunConfig config_of(std::vector<const char*> args) {
+    args.insert(args.begin(), "train");
+    RunConfig c;
+    std::set<std::string> given = parse_flags((int)args.size(), (char**)args.data(), &c);
+    find_mode(given, &c);
+    resolve_config(&c);
+    return c;
+}
+
+// Every bound a range's message states is itself accepted ("[0, 1024]" takes 1024), and a
+// decimal may start with its point; so is a --keep-every of the run's last step, which keeps one
+// snapshot, and a --show of every example the split has.
+static void test_each_range_accepts_the_bounds_it_states(void) {
+    TEST_ASSERT_EQUAL_INT(1024, config_of({"--threads", "1024"}).threads);
+    TEST_ASSERT_EQUAL_INT(10, config_of({"--steps", "10", "--keep-every", "10"}).keep_every);
+    TEST_ASSERT_EQUAL_FLOAT(1.0, config_of({"--warmup-frac", "1"}).warmup_frac);
+    TEST_ASSERT_EQUAL_FLOAT(1.0, config_of({"--weight-decay", "1"}).weight_decay);
+    TEST_ASSERT_EQUAL_FLOAT(0.001, config_of({"--lr", ".001"}).lr);
+    TEST_ASSERT_EQUAL_INT(INT_MAX, config_of({"--sample", "2147483647"}).sample);  // decodes every example
+    TEST_ASSERT_EQUAL_INT(LLONG_MAX, config_of({"--seed", "9223372036854775807"}).seed);
+    std::string shown;
+    {
+        Capture out;
+        const char* show[] = {"train", "--task", "copy", "--show", "6", "--split", "test", "--test-size", "6"};
+        run(9, (char**)show);
+        shown = out.text();
+    }
+    TEST_ASSERT_EQUAL_INT(6, std::count(shown.begin(), shown.end(), '\n'));
+}
+
+// --stats: the examples of every length up to the longest test one, and sort pools of 16
+// batches unless --sort-pool says; the data line of a run (here --check's) adds how many test
+// lengths have examples only where some have none
+static void test_stats_and_the_data_line_show_every_length(void) {
+    std::string text;
+    {
+        Capture out;
+        const char* stats[] = {"train", "--task", "copy", "--stats", "--train-size", "400", "--valid-size", "40", "--test-size", "40",
+                               "--train-max", "6", "--test-max", "9"};
+        run(14, (char**)stats);
+        text = out.text();
+    }
+    TEST_ASSERT_MESSAGE(text.find("pools of 16):") != std::string::npos, text.c_str());
+    std::string rows = text.substr(text.find("examples per length:"));
+    TEST_ASSERT_MESSAGE(rows.find("\n     9       0       0      ") != std::string::npos, rows.c_str());  // the longest test length
+    TEST_ASSERT_MESSAGE(rows.find("\n    10 ") == std::string::npos, rows.c_str());
+    for (int test_size : {40, 2}) {
+        std::string line;
+        {
+            Capture out;
+            std::string size = std::to_string(test_size), dir = temp_dir() + "/run";
+            const char* check[] = {"train", "--task", "copy", "--train-size", "400", "--valid-size", "40", "--test-size", size.c_str(),
+                                   "--train-max", "6", "--test-max", "9", "--check", "--out", dir.c_str()};
+            run(16, (char**)check);
+            line = out.text();
+        }
+        // test lengths 7-9: 40 examples hold all three, 2 examples two of them
+        const char* expected = test_size == 40 ? "(lengths 2-6, test 7-9), " : "(lengths 2-6, test 7-9, 2 of them with examples), ";
+        TEST_ASSERT_MESSAGE(line.find(expected) != std::string::npos, line.c_str());
+    }
+}
+
+// A saved run keeps its settings. With --resume every setting its checkpoint keeps, and the
+// flags that make its model (--task, --pe, --model), is refused with the reason, not taken and
+// then overwritten by the checkpoint's; with --load the same, but for the test's lengths and
+// size and how it is evaluated, which --load takes in place of the run's own.
+static void test_a_saved_run_refuses_every_setting_it_keeps(void) {
+    RunConfig c;
+    const std::vector<Flag> flags = flag_table(&c);
+    const std::set<std::string> load_takes = {"--test-max", "--test-size", "--rope-scaling", "--eval-positions"};
+    std::vector<const Flag*> settings;
+    for (const Flag& f : flags)
+        if (f.saved || !strcmp(f.name, "--task") || !strcmp(f.name, "--pe") || !strcmp(f.name, "--model")) settings.push_back(&f);
+    TEST_ASSERT_GREATER_THAN(30, settings.size());
+    for (const std::string mode : {"--resume", "--load"})
+        for (const Flag* f : settings) {
+            if (mode == "--load" && load_takes.count(f->name)) continue;
+            std::vector<std::string> args = {"train", mode, "/tmp/x", f->name};
+            if (f->type == FLAG_CHOICE) args.push_back(f->choices.back());
+            else if (f->type == FLAG_STRING) args.push_back("copy");
+            else if (f->type != FLAG_SWITCH) args.push_back("1");
+            std::vector<char*> argv;
+            for (std::string& a : args) argv.push_back(&a[0]);
+            TEST_ASSERT_THROWS_WITH(run((int)argv.size(), argv.data()),
+                                    std::string(f->name) + " can not be combined with " + mode + ": a saved run keeps its own settings");
+        }
+}
+
+// Every default that --help states ("(default 64, the paper's)") is the value the flag has when
+// it is not given: the help's text and RunConfig's initial values can not change apart.
+static void test_the_help_states_each_flags_own_default(void) {
+    RunConfig c;
+    int checked = 0;
+    for (const Flag& f : flag_table(&c)) {
+        const char* at = strstr(f.help, "(default ");
+        if (!at || !isdigit((unsigned char)at[9])) continue;  // "(default: the preset's)", "(default, or 0: all cores)"
+        double stated = atof(at + 9);
+        double value = f.type == FLAG_INT ? *(int*)f.value : f.type == FLAG_U64 ? (double)*(uint64_t*)f.value : *(double*)f.value;
+        TEST_ASSERT_MESSAGE(f.type == FLAG_INT || f.type == FLAG_U64 || f.type == FLAG_FLOAT, f.name);
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(0, stated, value, f.name);
+        checked++;
+    }
+    TEST_ASSERT_GREATER_THAN(10, checked);  // batch, seeds, split sizes, rope-frac, the optimiser's
+}
+
+// README's table of the model presets gives each one's sizes and training defaults: this build's
+// (PRESETS, TRAINING_DEFAULTS), as --help prints them from the same tables
+static void test_readme_documents_each_presets_sizes_and_training_defaults(void) {
+    for (const TrainingDefaults& d : TRAINING_DEFAULTS) {
+        const Preset* p = nullptr;
+        for (const Preset& preset : PRESETS)
+            if (!strcmp(preset.name, d.model)) p = &preset;
+        TEST_ASSERT_MESSAGE(p, d.model);
+        std::ifstream readme(repo_path("README.md"));
+        std::string row, start = std::string("| `") + d.model + "` |";
+        for (std::string line; std::getline(readme, line);)
+            if (line.rfind(start, 0) == 0) row = line;
+        TEST_ASSERT_MESSAGE(!row.empty(), ("README has no row " + start).c_str());
+        std::string plain;  // "10,000" as 10000
+        for (size_t i = 0; i < row.size(); i++)
+            if (!(row[i] == ',' && i + 1 < row.size() && isdigit((unsigned char)row[i + 1]))) plain += row[i];
+        int L = 0, C = 0, NH = 0, F = 0, steps = 0, every = 0;
+        double lr = 0;
+        char dropout[32] = "";
+        int read = sscanf(plain.c_str() + start.size(), " %d | %d | %d | %d | %d steps, lr %lf, %31[^,], validation every %d", &L, &C, &NH, &F,
+                          &steps, &lr, dropout, &every);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(8, read, row.c_str());
+        TEST_ASSERT_EQUAL_INT_MESSAGE(p->L, L, d.model);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(p->C, C, d.model);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(p->NH, NH, d.model);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(p->F, F, d.model);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(d.steps, steps, d.model);
+        TEST_ASSERT_EQUAL_INT_MESSAGE(d.eval_every, every, d.model);
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(1e-12, d.lr, lr, d.model);
+        std::string stated = dropout, expected = d.dropout > 0 ? format_text("dropout %g", d.dropout) : "no dropout";
+        TEST_ASSERT_EQUAL_STRING_MESSAGE(expected, stated, d.model);
+    }
+}
+
+// Validation scores the valid split (the training lengths), as the paper chose its checkpoints:
+// each validation's accuracy in log.tsv, and the best of them, is evaluate()'s on valid at that
+// step, recomputed here between pieces of the run. Part-way through learning copy, the model
+// scores the longer test lengths otherwise, so scoring the wrong split would show.
+static void test_validation_scores_the_valid_split(void) {
+    RunConfig c;
+    c.task = "copy";
+    c.data.train_max = 8, c.data.test_max = 12, c.data.train_size = 2000, c.data.valid_size = 200, c.data.test_size = 200;
+    c.steps = 200, c.batch = 32, c.eval_every = 50;
+    c.out = temp_dir();
+    Run r(&c);
+    prepare_quietly(&r);
+    bool told_apart = false;
+    double best = -1;
+    for (int step = 50; step <= c.steps; step += 50) {
+        train_quietly(&r, step);
+        double valid = 0, test = 0;
+        {
+            Silence quiet;
+            valid = evaluate(&r, valid_split(r), "valid").answers.all.accuracy();
+            test = evaluate(&r, test_split(r), "test").answers.all.accuracy();
+        }
+        told_apart |= format_text("%.6f", valid) != format_text("%.6f", test);
+        best = std::max(best, valid);
+        std::ifstream log(c.out + "/log.tsv");
+        std::string line, last;
+        while (std::getline(log, line)) last = line;
+        TEST_ASSERT_EQUAL_INT(step, atoi(last.c_str()));
+        TEST_ASSERT_EQUAL_STRING(format_text("%.6f", valid), last.substr(last.rfind('\t') + 1));
+    }
+    TEST_ASSERT_MESSAGE(told_apart, "valid and test scored alike at every validation: this run can not tell them apart");
+    TEST_ASSERT_DOUBLE_WITHIN(0, best, r.progress.best_accuracy);
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_batches_put_targets_on_the_answer_and_eos_only);
@@ -1332,5 +1708,17 @@ int main(int argc, char** argv) {
     RUN_TEST(test_bf16_products_track_fp32_training);
     RUN_TEST(test_fused_attention_trains_as_simple_attention);
     RUN_TEST(test_a_short_cpu_run_on_copy_learns);
+    RUN_TEST(test_the_last_step_is_validated_whatever_eval_every_says);
+    RUN_TEST(test_log_tsv_gives_each_step_the_learning_rate_of_its_update);
+    RUN_TEST(test_a_report_gives_each_split_and_step_its_own_numbers);
+    RUN_TEST(test_a_resume_and_a_load_keep_the_runs_preset_and_state);
+    RUN_TEST(test_load_evaluates_unscaled_and_counted_unless_told_otherwise);
+    RUN_TEST(test_the_default_run_directory_is_named_by_task_pe_model_and_seed);
+    RUN_TEST(test_each_range_accepts_the_bounds_it_states);
+    RUN_TEST(test_stats_and_the_data_line_show_every_length);
+    RUN_TEST(test_a_saved_run_refuses_every_setting_it_keeps);
+    RUN_TEST(test_the_help_states_each_flags_own_default);
+    RUN_TEST(test_readme_documents_each_presets_sizes_and_training_defaults);
+    RUN_TEST(test_validation_scores_the_valid_split);
     return UNITY_END();
 }
