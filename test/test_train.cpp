@@ -27,6 +27,16 @@ static RunConfig small_run(const std::string& dir, int steps) {
     return c;
 }
 
+// a run that learns copy in seconds: the default model, trained on lengths up to 8 and tested up to 12
+static RunConfig short_copy_run(int steps, int eval_every) {
+    RunConfig c;
+    c.task = "copy";
+    c.data.train_max = 8, c.data.test_max = 12, c.data.train_size = 2000, c.data.valid_size = 200, c.data.test_size = 200;
+    c.steps = steps, c.batch = 32, c.eval_every = eval_every;
+    c.out = temp_dir();
+    return c;
+}
+
 // prepares a run, and trains it up to step `until` if given, without printing
 static void prepare_quietly(Run* r, int until = 0) {
     Silence quiet;
@@ -1280,11 +1290,7 @@ static void test_fused_attention_trains_as_simple_attention(void) {
 // and the best checkpoint answers at least 95% of held-out examples exactly. (Seeds 1-4 each
 // reached 1.000 when this was written; before training, accuracy is 0.)
 static void test_a_short_cpu_run_on_copy_learns(void) {
-    RunConfig c;
-    c.task = "copy";
-    c.data.train_max = 8, c.data.test_max = 12, c.data.train_size = 2000, c.data.valid_size = 200, c.data.test_size = 200;
-    c.steps = 400, c.batch = 32, c.eval_every = 100;
-    c.out = temp_dir();
+    RunConfig c = short_copy_run(400, 100);
     Run r(&c);
     {
         Silence quiet;
@@ -1633,11 +1639,7 @@ static void test_readme_documents_each_presets_sizes_and_training_defaults(void)
 // step, recomputed here between pieces of the run. Part-way through learning copy, the model
 // scores the longer test lengths otherwise, so scoring the wrong split would show.
 static void test_validation_scores_the_valid_split(void) {
-    RunConfig c;
-    c.task = "copy";
-    c.data.train_max = 8, c.data.test_max = 12, c.data.train_size = 2000, c.data.valid_size = 200, c.data.test_size = 200;
-    c.steps = 200, c.batch = 32, c.eval_every = 50;
-    c.out = temp_dir();
+    RunConfig c = short_copy_run(200, 50);
     Run r(&c);
     prepare_quietly(&r);
     bool told_apart = false;
