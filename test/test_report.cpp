@@ -904,6 +904,17 @@ static void test_single_run_plot_has_both_axis_titles_and_shaded_training_length
     TEST_ASSERT_MESSAGE(svg.find(">&lt;eos&gt; &amp; &quot;x&quot;</text>") != std::string::npos, svg.c_str());
 }
 
+// Training lengths past the plot's last length (a run trained to 8, scored at 2-3 alone) shade the
+// plot to its right edge, not past it into the legend
+static void test_training_lengths_past_the_plot_shade_it_to_its_edge(void) {
+    SplitResult valid, test;
+    valid.add(2, true), valid.add(3, false);
+    std::string svg = accuracy_svg(valid, test, 8, "copy / nope");
+    SvgPlot axis(1.5, 3.5, "");
+    std::string band = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\"", axis.x(1.5), axis.y(axis.y_hi), axis.x(3.5) - axis.x(1.5));
+    TEST_ASSERT_MESSAGE(svg.find(band) != std::string::npos, svg.c_str());
+}
+
 // ./train's table of accuracy by length: a row for each length of either split ("-" where the
 // split has none), each rounded to 3 places, then the means over the examples
 static void test_accuracy_table_has_a_row_per_length_of_either_split(void) {
@@ -1294,6 +1305,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not);
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
+    RUN_TEST(test_training_lengths_past_the_plot_shade_it_to_its_edge);
     RUN_TEST(test_accuracy_table_has_a_row_per_length_of_either_split);
     RUN_TEST(test_length_axis_has_about_ten_labels_at_a_round_step);
     RUN_TEST(test_missing_sweep_directory_is_refused);

@@ -60,7 +60,8 @@ static void test_an_interrupted_grid_resumes_and_restarts_its_runs(void) {
     Result r = shell("dev/sweep.sh " + root + flags);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(read_file(root + "/logs/copy-nope-s7.log"), "resumed: ./train --resume"), "copy-nope was not resumed");
-    TEST_ASSERT_FALSE(contains(read_file(root + "/logs/copy-alibi-s7.log"), "resumed"));
+    std::string restarted = read_file(root + "/logs/copy-alibi-s7.log");  // its own attempt's alone: a fresh log
+    TEST_ASSERT_MESSAGE(!contains(restarted, "resumed") && restarted.rfind("== ", 0) == 0 && !contains(restarted, "\n== "), restarted.c_str());
     TEST_ASSERT_TRUE(exists(root + "/copy-nope-s7/results.json") && exists(root + "/copy-alibi-s7/results.json"));
 }
 
@@ -209,16 +210,19 @@ static void test_a_resumed_run_is_checked_by_its_own_device_line(void) {
     TEST_ASSERT_EQUAL_STRING("finished\n", r.out.c_str());
 }
 
+// puts in REPO a copy of the sweep beside a ./train that is the bash script BODY, which can run
+// the real one as "$REAL_TRAIN": how the sweep takes a ./train that behaves otherwise
+static void put_sweep_beside_train(const std::string& repo, const std::string& body) {
+    std::ofstream(repo + "/train") << "#!/usr/bin/env bash\nREAL_TRAIN=" + repository() + "/train\n" + body + "\n";
+    TEST_ASSERT_EQUAL_INT(0, shell("chmod +x " + repo + "/train && mkdir " + repo + "/dev && cp dev/sweep.sh dev/help.sh " + repo + "/dev/").status);
+}
+
 // A run whose ./train used another thread count than the sweep gave it is finished with a
 // warning, not failed: a run's results do not depend on its thread count, so they stand, and the
-// next sweep skips the run. The sweep is copied beside a ./train that runs the real one and
-// reports 5 threads on its device line.
+// next sweep skips the run. Here ./train runs the real one and reports 5 threads.
 static void test_a_run_on_other_threads_is_finished_with_a_warning(void) {
     std::string repo = temp_dir();
-    std::string wrapper = "#!/usr/bin/env bash\nset -o pipefail\n" + repository() +
-                          "/train \"$@\" | sed 's/^device: CPU, [0-9]* threads/device: CPU, 5 threads/'\n";
-    std::ofstream(repo + "/train") << wrapper;
-    TEST_ASSERT_EQUAL_INT(0, shell("chmod +x " + repo + "/train && mkdir " + repo + "/dev && cp dev/sweep.sh dev/help.sh " + repo + "/dev/").status);
+    put_sweep_beside_train(repo, "set -o pipefail\n\"$REAL_TRAIN\" \"$@\" | sed 's/^device: CPU, [0-9]* threads/device: CPU, 5 threads/'");
     std::string sweep = repo + "/dev/sweep.sh other --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS;
     Result r = shell(sweep);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
@@ -229,6 +233,17 @@ static void test_a_run_on_other_threads_is_finished_with_a_warning(void) {
     r = shell(sweep);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] copy-nope-s7: already finished") && !contains(r.out, "warning"), r.out.c_str());
+}
+
+// A ./train that fails (exit status 3 here) after writing its results.json failed: the sweep
+// judges a run by its exit status first, its results.json second.
+static void test_a_run_that_fails_after_its_results_failed(void) {
+    std::string repo = temp_dir();
+    put_sweep_beside_train(repo, "for flag; do [ \"$flag\" = --check ] && exec \"$REAL_TRAIN\" \"$@\"; done\n\"$REAL_TRAIN\" \"$@\"\nexit 3");
+    Result r = shell(repo + "/dev/sweep.sh late --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] copy-nope-s7: FAILED: ") && contains(r.out, "failed: copy-nope-s7 "), r.out.c_str());
+    TEST_ASSERT_TRUE(exists(repo + "/sweeps/late/copy-nope-s7/results.json"));
 }
 
 // K runs of --threads N that would outnumber the cores are refused; without --threads, each of
@@ -265,6 +280,7 @@ static void test_bad_sweep_options_get_one_clear_line(void) {
         {"--vary dropout 0,1", "--vary needs a flag"},
         {"--frobnicate", "unknown option '--frobnicate'"},
         {"-- --seed 3", "--seed is set by the sweep"},
+        {"-- --threads 2", "--threads is set by the sweep"},
         {"--dry-run", "--dry-run goes with --slurm"},
         {"--threads 0 --slurm --dry-run", "--threads expects a positive integer, got '0'"},  // 0 would be every core for each run
         {"-- --attention-window '0:1 prompt'", "'0:1 prompt': a flag value with spaces can not be passed through a sweep"},
@@ -726,6 +742,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_two_sweeps_of_one_tree_each_count_their_own_runs);
     RUN_TEST(test_a_resumed_run_is_checked_by_its_own_device_line);
     RUN_TEST(test_a_run_on_other_threads_is_finished_with_a_warning);
+    RUN_TEST(test_a_run_that_fails_after_its_results_failed);
     RUN_TEST(test_runs_side_by_side_never_oversubscribe_the_cores);
     RUN_TEST(test_a_sweep_runs_k_runs_at_a_time);
     RUN_TEST(test_bad_sweep_options_get_one_clear_line);
