@@ -27,10 +27,11 @@ static std::string parity_decoding(std::vector<std::tuple<const char*, const cha
 
 // Test examples: 9 bits with two 1s twice right, 10 bits with two 1s wrong, with three 1s once
 // right and once wrong. By count: two 1s 2 of 3 alike, three 1s 1 of 2: 3 of 5 follow their
-// count's majority. By (length, count): 2 + 1 + 1 of 5.
+// count's majority. By (length, count): 2 + 1 + 1 of 5. Valid's 3 bits all 1s has its cell too.
 static void test_parity_counts_tabulates_a_decoding_by_length_and_count(void) {
     std::string path = temp_dir() + "/decoding.txt";
     std::ofstream(path) << parity_decoding({{"valid", "1 , 0 , 1", true},
+                                            {"valid", "1 , 1 , 1", true},
                                             {"test", "1 , 1 , 0 , 0 , 0 , 0 , 0 , 0 , 0", true},
                                             {"test", "0 , 0 , 0 , 0 , 0 , 0 , 0 , 1 , 1", true},
                                             {"test", "0 , 0 , 0 , 0 , 0 , 0 , 0 , 0 , 1 , 1", false},
@@ -40,7 +41,7 @@ static void test_parity_counts_tabulates_a_decoding_by_length_and_count(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "5 test examples: the answer is the majority answer of its count of 1s in 0.600 of them, "
                                         "of its (length, count) in 0.800\n"), r.out.c_str());
-    TEST_ASSERT_MESSAGE(contains(r.out, "\n    3 2:1/1\n    9 2:2/2\n   10 2:0/1 3:1/2\n"), r.out.c_str());
+    TEST_ASSERT_MESSAGE(contains(r.out, "\n    3 2:1/1 3:1/1\n    9 2:2/2\n   10 2:0/1 3:1/2\n"), r.out.c_str());
 }
 
 // a real run's model, decoded; and what is not a parity decoding is refused with one line
@@ -116,14 +117,18 @@ static void test_decodings_compute_in_the_runs_own_arithmetic(void) {
 
 // dev/analyses.sh on a short copy sweep of the five PEs (seed 256788) and NoPE of a second seed:
 // each model's attention dumped once into SWEEP/attention/, then the distance from NoPE of every
-// other model, the histogram of the five and a heatmap of each; without its arguments, its usage
+// other model (NoPE of the second seed some distance from it: compared with NoPE, not itself), the
+// histogram of the five and a heatmap of each; without all three arguments, its usage
 static void test_analyses_dump_every_model_and_compare_them(void) {
     std::string root = temp_dir(), sweep = root + "/sweep", out = root + "/out";
     Result r = shell("dev/sweep.sh " + sweep + " --tasks copy --seeds 256788 --threads 1 --device cpu --no-report" + SHORT_RUNS +
                      " && dev/sweep.sh " + sweep + " --tasks copy --pes nope --seeds 234054 --threads 1 --device cpu --no-report" +
                      SHORT_RUNS + " && dev/analyses.sh " + sweep + " copy " + out);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
-    TEST_ASSERT_EQUAL_INT(0, read_file(out + "/distance.tsv").rfind("length\tape\tt5\talibi\trope\tnope-s234054\n2\t", 0));
+    std::string distance = read_file(out + "/distance.tsv");
+    TEST_ASSERT_EQUAL_INT(0, distance.rfind("length\tape\tt5\talibi\trope\tnope-s234054\n2\t", 0));
+    std::string length_2 = lines(distance)[1];
+    TEST_ASSERT_MESSAGE(atof(length_2.substr(length_2.rfind('\t') + 1).c_str()) > 0, distance.c_str());
     TEST_ASSERT_EQUAL_INT(0, read_file(out + "/histogram.tsv").rfind("from\tto\tnope\tape\tt5\talibi\trope\n", 0));
     for (const char* pe : {"nope", "ape", "t5", "alibi", "rope"}) {
         TEST_ASSERT_MESSAGE(exists(out + "/" + pe + ".test.svg"), pe);
@@ -143,21 +148,30 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
         TEST_ASSERT_GREATER_THAN(1000, read_file(dump).size());
         TEST_ASSERT_FALSE(exists(dump + ".tmp"));
     }
-    Result bad = shell("dev/analyses.sh " + sweep);
-    TEST_ASSERT_EQUAL_INT(1, bad.status);
-    TEST_ASSERT_MESSAGE(contains(bad.out, "usage: dev/analyses.sh SWEEP TASK OUT"), bad.out.c_str());
-    // a task the sweep does not hold: refused before anything is written
-    bad = shell("dev/analyses.sh " + sweep + " reverse " + root + "/out2");
+    for (std::string arguments : {sweep, sweep + " copy"}) {
+        Result bad = shell("dev/analyses.sh " + arguments);
+        TEST_ASSERT_EQUAL_INT(1, bad.status);
+        TEST_ASSERT_MESSAGE(contains(bad.out, "usage: dev/analyses.sh SWEEP TASK OUT"), bad.out.c_str());
+    }
+    // a task the sweep does not hold, or a second seed it does not hold: refused before anything
+    // is written
+    Result bad = shell("dev/analyses.sh " + sweep + " reverse " + root + "/out2");
     TEST_ASSERT_EQUAL_INT(1, bad.status);
     TEST_ASSERT_MESSAGE(contains(bad.out, "no " + sweep + "/reverse-nope-s256788/model.bin"), bad.out.c_str());
+    TEST_ASSERT_FALSE(exists(root + "/out2"));
+    bad = shell("dev/analyses.sh " + sweep + " copy " + root + "/out2 256788 999");
+    TEST_ASSERT_EQUAL_INT(1, bad.status);
+    TEST_ASSERT_MESSAGE(contains(bad.out, "no " + sweep + "/copy-nope-s999/model.bin"), bad.out.c_str());
     TEST_ASSERT_FALSE(exists(root + "/out2"));
 }
 
 // dev/cope_inside.sh over a beyond sweep holding one of its CoPE models (a short parity run), in
 // a directory whose path holds a space: that model's positions, attends and the 15 edits of its
-// table are written, and every model the sweep does not hold is named as left out; a model whose
-// dump fails (here a damaged copy model) stops it with ./train's line; a ROOT without beyond/, or
-// whose beyond/ holds no CoPE parity model, is refused
+// table are written (the first, FROM 12 with PERIOD 2, what ./train says of the model
+// dev/table_extend edits that way), and every model the sweep does not hold is named as left out;
+// a model whose dump fails (here a damaged copy model) stops it with ./train's line, after the
+// parity model's dump, spoilt and dated before its model.bin, is made again; a ROOT without
+// beyond/, or whose beyond/ holds no CoPE parity model, is refused
 static void test_cope_inside_looks_at_the_models_there_are(void) {
     std::string root = temp_dir() + "/a root", out = root + "/out";
     Result r = shell("./train --task ch_parity_check --pe cope --seed 256788 --threads 1 --device cpu --out '" + root +
@@ -167,16 +181,30 @@ static void test_cope_inside_looks_at_the_models_there_are(void) {
     std::string positions = read_file(out + "/parity-cope/positions.txt"), extend = read_file(out + "/parity-cope/extend.tsv");
     TEST_ASSERT_MESSAGE(contains(positions, "cope-s256788"), positions.c_str());
     TEST_ASSERT_EQUAL_INT_MESSAGE(16, std::count(extend.begin(), extend.end(), '\n'), extend.c_str());  // the heading and 15 edits
+    std::string model = root + "/beyond/ch_parity_check/ch_parity_check-cope-s256788/model.bin", edited = root + "/edited";
+    Result made = shell("dev/table_extend '" + model + "' 12 2 '" + edited + ".bin' > /dev/null && ./train --load '" + edited +
+                        ".bin' --device cpu --threads 1 --out '" + edited + "' > /dev/null");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
+    std::string results = read_file(edited + "/results.json");
+    auto accuracy = [&results](const std::string& split) {  // as results.json writes it
+        std::string opening = "\"" + split + "\": {\"accuracy\": ";
+        size_t at = results.find(opening) + opening.size();
+        return results.substr(at, results.find(',', at) - at);
+    };
+    std::string first_edit = "model\tfrom\tperiod\tvalid\ttest\ncope-s256788\t12\t2\t" + accuracy("valid") + "\t" + accuracy("test") + "\n";
+    TEST_ASSERT_MESSAGE(extend.rfind(first_edit, 0) == 0, (first_edit + " in\n" + extend).c_str());
     TEST_ASSERT_TRUE(exists(out + "/parity-cope/attends-test/attends.tsv"));
     TEST_ASSERT_FALSE(exists(out + "/copy-cope/positions.txt"));
     int left_out = 0;
     for (size_t at = r.out.find("left out\n"); at != std::string::npos; at = r.out.find("left out\n", at + 1)) left_out++;
     TEST_ASSERT_EQUAL_INT_MESSAGE(8, left_out, r.out.c_str());  // 5 parity models, copy's, reverse's 2
 
-    std::string copy = root + "/beyond/copy/copy-cope-s256788";
-    r = shell("mkdir -p '" + copy + "' && { printf damaged > '" + copy + "/model.bin'; } && dev/cope_inside.sh '" + root + "' '" + out + "'");
+    std::string copy = root + "/beyond/copy/copy-cope-s256788", dump = root + "/attention/ch_parity_check-cope-s256788.bin";
+    r = shell("{ printf cut > '" + dump + "'; } && touch -d @$(( $(stat -c %Y '" + model + "') - 60 )) '" + dump + ".test.svg' && mkdir -p '" +
+              copy + "' && { printf damaged > '" + copy + "/model.bin'; } && dev/cope_inside.sh '" + root + "' '" + out + "'");
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "train: error: ") && !contains(r.out, "wrote "), r.out.c_str());
+    TEST_ASSERT_GREATER_THAN(1000, read_file(dump).size());
 
     // a ROOT with no beyond/: refused, nothing written there
     Result bad = shell("dev/cope_inside.sh '" + out + "' '" + root + "/out2'");
@@ -225,9 +253,10 @@ static void test_first_error_places_the_first_wrong_word(void) {
 }
 
 // dev/scratchpad_steps.sh on a saved decoding with the full scratchpad: sum at test length 4, one
-// example right and six wrong in known places (each its own step and part, or only in the
-// answer); the share of wrong answers and of wrong scratchpads apart; and a parity example wrong
-// in its list of remaining bits
+// example right and seven wrong in known places (each its own step and part, or only in the
+// answer; two at the steps' end, one writing `#` there, one writing `.` and then more words
+// before "Thus,"); the share of wrong answers and of wrong scratchpads apart; and a parity example
+// wrong in its list of remaining bits
 static void test_scratchpad_steps_places_the_first_wrong_step_and_part(void) {
     const std::string steps[] = {"in 5 comp 5 + sum = 5 + 0 = out 5 [ sum: 5 = 5 ] re 5 + 6 + 1",
                                  "in 5 comp 5 + sum = 5 + 5 = out 1 0 [ sum: 1 0 = 0 ] re 6 + 1",
@@ -245,12 +274,13 @@ static void test_scratchpad_steps_places_the_first_wrong_step_and_part(void) {
         {"right", target({steps[0], replaced(steps[1], "re 6 + 1", "re 6 + 6"), steps[2], steps[3]}, "7")},  // step 2, re
         {"right", target({replaced(steps[0], "= 5 ]", "= 6 ]"), steps[1], steps[2], steps[3]}, "7")},        // step 1, vars
         {"wrong", target({steps[0], steps[1], steps[2], steps[3], "in 1 comp 1 + sum = 1 + 7 = out 8 [ sum: 8 = 8 ] re"}, "8")},  // step 5, '.'
+        {"right", replaced(gold, " . Thus,", " . # Thus,")},                                              // step 5, '.' too
         {"wrong", target({steps[0], steps[1], steps[2], steps[3]}, "8")},                                 // only the answer
         {"wrong", replaced(gold, "step by step", "step step")},                                           // step 0, preamble
     };
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream decoding(path);
-    decoding << "greedy decoding (KV cache) of the first 7 examples of each split:\n"
+    decoding << "greedy decoding (KV cache) of the first 8 examples of each split:\n"
              << "[right] valid (length 1, scratchpad right)\n  prompt: Compute: 3 . [SEP]\n"
              << "  gold:   " << target({"in 3 comp 3 + sum = 3 + 0 = out 3 [ sum: 3 = 3 ] re"}, "3") << "\n"
              << "  model:  " << target({"in 3 comp 3 + sum = 3 + 0 = out 3 [ sum: 3 = 3 ] re"}, "3") << "\n";
@@ -267,8 +297,8 @@ static void test_scratchpad_steps_places_the_first_wrong_step_and_part(void) {
     TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  split  length examples answer  steps  wrong; the first wrong word of the steps: at step | in part\n"
                                         "  valid       1        1   0.00   0.00  - | -\n"
                                         "  valid       2        1   0.00   1.00  1:1.00 | re:1.00\n"
-                                        "  test        4        7   0.57   0.71  0:0.20 1:0.20 2:0.20 3:0.20 5:0.20 | "
-                                        "preamble:0.20 vars:0.20 re:0.20 #:0.20 .:0.20\n"),
+                                        "  test        4        8   0.50   0.75  0:0.17 1:0.17 2:0.17 3:0.17 5:0.33 | "
+                                        "preamble:0.17 vars:0.17 re:0.17 #:0.17 .:0.33\n"),
                         r.out.c_str());
     std::string plain = dir + "/plain.txt", empty = dir + "/empty.txt";
     std::ofstream(plain) << "[right] test (length 2)\n  prompt: Copy : a a [SEP]\n  gold:   a a\n  model:  a a\n";
@@ -280,6 +310,31 @@ static void test_scratchpad_steps_places_the_first_wrong_step_and_part(void) {
         {"", "usage: dev/scratchpad_steps.sh"},
     };
     assert_refusals("dev/scratchpad_steps.sh", cases);
+}
+
+// "5% or more" in dev/answer_lengths.sh, dev/first_error.sh and dev/scratchpad_steps.sh includes
+// 5% itself: at test length 1 (prompts of 4 words), 20 wrong scratchpads, 19 with a wrong `out`
+// (answer word 16, sequence token 20, step 1; as long as the gold) and one a word short in the
+// preamble (word 2, token 6, step 0): each tool lists the one at 0.05
+static void test_decoding_tools_list_a_place_that_exactly_5_percent_share(void) {
+    const std::string gold = "Thinking step by step: in 3 comp 3 + sum = 3 + 0 = out 3 [ sum: 3 = 3 ] re . Thus, The answer is 3 .",
+                      wrong_out = "Thinking step by step: in 3 comp 3 + sum = 3 + 0 = out 4 [ sum: 4 = 4 ] re . Thus, The answer is 4 .",
+                      short_preamble = "Thinking step step: in 3 comp 3 + sum = 3 + 0 = out 4 [ sum: 4 = 4 ] re . Thus, The answer is 4 .";
+    std::string dir = temp_dir();
+    std::ofstream decoding(dir + "/decoding.txt");
+    for (int i = 0; i < 20; i++)
+        decoding << "[wrong] test (length 1)\n  prompt: Compute: 3 . [SEP]\n  gold:   " << gold << "\n  model:  " << (i ? wrong_out : short_preamble) << "\n";
+    decoding.close();
+    const std::string rows[][2] = {
+        {"dev/answer_lengths.sh", "  test        1       20   0.00       31.0        30.9     0.05    0.00  -1:0.05 +0:0.95\n"},
+        {"dev/first_error.sh", "  test        1       20   1.00  2:0.05 16:0.95 | 6:0.05 20:0.95\n"},
+        {"dev/scratchpad_steps.sh", "  test        1       20   1.00   1.00  0:0.05 1:0.95 | preamble:0.05 out:0.95\n"},
+    };
+    for (const auto& [tool, row] : rows) {
+        Result r = shell_in(dir, tool + " decoding.txt");
+        TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+        TEST_ASSERT_MESSAGE(contains(r.out, row), (tool + ":\n" + r.out).c_str());
+    }
 }
 
 // a decoded sort example: "[TAG] SPLIT (length N)" and its lines, the model's list closed unless
@@ -299,19 +354,20 @@ static std::string sort_example(const char* tag, const char* split, const std::s
 // dev/sort_misses.sh on a saved decoding over the symbols a..n, whose order it reads off the
 // gold answers (the valid example lists all fourteen): at test length 4 the model writes one of
 // two a's (a repeat missed), c (2 above a) and not e (2 above c), ending without an <eos>; at
-// length 3 it misses e (4 above a) and writes n (9 above e), then writes f (5 above a) and n (8
-// above f); each item also counted by its third of the prompt's places
+// length 3 it misses e (4 above a) and writes n (9 above e), then writes f (5 above a) and misses
+// n (8 above f, the widest step of +5-8); each item also counted by its third of the prompt's
+// places
 static void test_sort_misses_tabulates_the_items_left_out(void) {
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 3 examples of each split:\n"
                         << sort_example("right", "valid", "nmlkjihgfedcba", "abcdefghijklmn", "abcdefghijklmn")
                         << sort_example("wrong", "test", "eaac", "aace", "ac", false) << sort_example("wrong", "test", "nea", "aen", "an")
-                        << sort_example("right", "test", "fan", "afn", "afn");
+                        << sort_example("wrong", "test", "fan", "afn", "af");
     Result r = shell_in(dir, "dev/sort_misses.sh decoding.txt");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "repeat     +1     +2   +3-4   +5-8    +9-   first middle   last\n"
                                         "  valid      14        1    1.00       -   1.00      -      -      -      -    1.00   1.00   1.00\n"
-                                        "  test        3        2    0.83       -      -      -   0.00   1.00   1.00    1.00   0.50   1.00\n"
+                                        "  test        3        2    0.67       -      -      -   0.00   0.50   1.00    1.00   0.50   0.50\n"
                                         "  test        4        1    0.50    0.00      -   0.50      -      -      -    0.50   0.00   1.00\n"),
                         r.out.c_str());
 
@@ -368,7 +424,8 @@ static std::string lego_example(const char* split, const std::string& signs, siz
 // right, d asked and answered wrong, c answered with the last variable's value (unlike: wrong);
 // at 4 variables with values +1 +1 -1 -1, c (like the last) answered wrong; at test length 5 the
 // last asked, right. The three answers for c are the values of clauses 1 and 2 twice, of 3 and
-// 4 once. Then refusals, among them a gold that the chain does not give.
+// 4 once. Then refusals, among them a gold that the chain does not give, and a variable asked that
+// the chain never sets (even where its gold is the -1 an unset variable would read as).
 static void test_lego_depths_tabulates_by_depth_asked(void) {
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
@@ -386,29 +443,35 @@ static void test_lego_depths_tabulates_by_depth_asked(void) {
                                         "      4        1  0.00  1.00  1.00  0.00\n"),
                         r.out.c_str());
 
-    std::string other = dir + "/copy-run", empty = dir + "/empty.txt", miswritten = dir + "/miswritten.txt";
+    std::string other = dir + "/copy-run", empty = dir + "/empty.txt", miswritten = dir + "/miswritten.txt", unset = dir + "/unset.txt";
     make_copy_run(other);
     std::ofstream(empty) << "valid accuracy 1.0\n";
     std::string wrong_gold = lego_example("valid", "+-", 2, -1);
     wrong_gold.replace(wrong_gold.find("gold:   The answer is -1"), 24, "gold:   The answer is +1");
     std::ofstream(miswritten) << wrong_gold;
+    std::string unset_asked = lego_example("valid", "+-", 2, -1);
+    unset_asked.replace(unset_asked.find("value of b ?"), 12, "value of z ?");
+    std::ofstream(unset) << unset_asked;
     const std::string cases[][2] = {
         {other, "is not a lego run (its config.json names another task, or is missing)"},
         {empty, "holds no decoded example of the lego task"},
         {miswritten, "the chain read from \"If a = +1 , b = - a . Then , what is the value of b ?\" does not give its gold"},
+        {unset, "the chain read from \"If a = +1 , b = - a . Then , what is the value of z ?\" does not give its gold"},
         {"", "usage: dev/lego_depths.sh"},
     };
     assert_refusals("dev/lego_depths.sh", cases);
 }
 
-// dev/sum_answers.sh on a saved decoding: valid 1 + 2 + 3 answered right (the last 3 and the
-// first 3, off by 0); at test length 4, 9 + 1 + 2 + 4 answered 7 (the last 3: 2 + 4 + 1; off by
+// dev/sum_answers.sh on a saved decoding: valid 3 + 7 answered 0, right (the last 2 and the
+// first 2, off by 0: a 0 is a digit, not "none"); valid 1 + 2 + 3 answered right (the last 3 and
+// the first 3, off by 0); at test length 4, 9 + 1 + 2 + 4 answered 7 (the last 3: 2 + 4 + 1; off by
 // 1), 5 + 5 + 5 + 5 answered 5 (the last and the first 1 and 3; off by 5), 9 + 1 + 2 + 4
 // answered with no digit (no window, though its first 2 sum to 0; "none") and 1 + 1 + 1 + 1
 // answered right
 static void test_sum_answers_tabulates_windows_and_offsets(void) {
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
+                        << sum_example("right", "valid", "37", 0, "The answer is 0 .")
                         << sum_example("right", "valid", "123", 6, "The answer is 6 .") << sum_example("wrong", "test", "9124", 6, "The answer is 7 .")
                         << sum_example("wrong", "test", "5555", 0, "The answer is 5 .")
                         << sum_example("wrong", "test", "9124", 6, "The answer is (no <eos>)")
@@ -417,14 +480,17 @@ static void test_sum_answers_tabulates_windows_and_offsets(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  share of answers that are the sum mod 10 of the last k numbers:\n"
                                         "  split  length examples   k=1   k=2   k=3   k=4\n"
+                                        "  valid       2        1  0.00  1.00\n"
                                         "  valid       3        1  0.00  0.00  1.00\n"
                                         "  test        4        4  0.25  0.00  0.50  0.25\n"
                                         "  share of answers that are the sum mod 10 of the first k numbers:\n"
                                         "  split  length examples   k=1   k=2   k=3   k=4\n"
+                                        "  valid       2        1  0.00  1.00\n"
                                         "  valid       3        1  0.00  0.00  1.00\n"
                                         "  test        4        4  0.25  0.00  0.25  0.25\n"
                                         "  share of answers that are the sum plus d, mod 10, and with no digit:\n"
                                         "  split  length examples    +0    +1    +2    +3    +4    +5    +6    +7    +8    +9  none\n"
+                                        "  valid       2        1  1.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00\n"
                                         "  valid       3        1  1.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00\n"
                                         "  test        4        4  0.25  0.25  0.00  0.00  0.00  0.25  0.00  0.00  0.00  0.00  0.25\n"),
                         r.out.c_str());
@@ -468,7 +534,10 @@ static std::vector<OrderRow> order_rows(const std::string& out) {
 // every example alike (alike 1.00) and none right; RoPE trained 40 steps answers some orders
 // otherwise, and not all examples alike. Neither answers a prompt right, so the share of the
 // same wrong answer again ("if-wrong") is "same". Every length of valid (2-4) and test (5-6)
-// has a row, with up to four orders of each example.
+// has a row, with four orders of each example but those whose numbers are all alike (a few at
+// most: more than three orders an example in all).
+// A parity model trained 2 steps has its bits, in brackets, reordered too: every length (4-6)
+// has orders, each answered as given.
 static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     std::string root = temp_dir();
     const std::string data = " --task sum --train-size 200 --valid-size 40 --test-size 40 --train-max 4 --test-max 6"
@@ -487,20 +556,29 @@ static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
     for (int model = 0; model < 2; model++) {
         std::vector<OrderRow> rows = order_rows(model == 0 ? r.out.substr(0, second) : r.out.substr(second));
         TEST_ASSERT_EQUAL_INT_MESSAGE(5, rows.size(), r.out.c_str());
-        int examples = 0;
+        int examples = 0, orders = 0;
         for (size_t i = 0; i < rows.size(); i++) {
             const OrderRow& row = rows[i];
             TEST_ASSERT_EQUAL_STRING(i < 3 ? "valid" : "test", row.split.c_str());
             TEST_ASSERT_EQUAL_INT(i + 2, row.length);
             TEST_ASSERT_MESSAGE(row.orders > 0 && row.orders <= 4 * row.examples, r.out.c_str());
             TEST_ASSERT_MESSAGE(row.right == 0 && row.same_if_wrong == row.same, r.out.c_str());
-            examples += row.examples;
+            examples += row.examples, orders += row.orders;
             if (model == 0) TEST_ASSERT_MESSAGE(row.orders_right == 0 && row.same == 1 && row.alike == 1, r.out.c_str());
             else least_same = std::min(least_same, row.same), least_alike = std::min(least_alike, row.alike);
         }
         TEST_ASSERT_EQUAL_INT(80, examples);
+        TEST_ASSERT_MESSAGE(orders > 3 * examples, r.out.c_str());
     }
     TEST_ASSERT_MESSAGE(least_same < 1 && least_alike < 1, r.out.c_str());
+
+    std::string parity_data = " --task parity" + data.substr(data.find(" --train-size"));  // the same data flags, parity's task
+    Result parity = shell("./train" + parity_data + " --steps 2 --eval-every 2 --pe nope --out " + root + "/parity-2 > /dev/null && " +
+                          "dev/shuffle_answers.sh --examples 10 --threads 1 " + root + "/parity-2");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, parity.status, parity.out.c_str());
+    std::vector<OrderRow> parity_rows = order_rows(parity.out);
+    TEST_ASSERT_EQUAL_INT_MESSAGE(3, parity_rows.size(), parity.out.c_str());
+    for (const OrderRow& row : parity_rows) TEST_ASSERT_MESSAGE(row.orders > 0 && row.same == 1, parity.out.c_str());
 
     // A bf16 run is decoded, and its reorderings asked, in bf16 (trained_arithmetic): the shell's
     // trace shows both ./train commands given --precision bf16
@@ -592,15 +670,18 @@ static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
     };
     assert_refusals("dev/t5_clamp.sh", cases);
     // a ./train that fails (here refusing the thread count) stops it with its line: no row, and
-    // never an earlier evaluation's results read as this one's
+    // never an earlier evaluation's results read as this one's, nor the missing results.json
+    // tried (the heading and ./train's line are all it prints)
     Result failed = shell_in(root, "dev/t5_clamp.sh --threads 2000 copy-t5-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, failed.status, failed.out.c_str());
     TEST_ASSERT_MESSAGE(contains(failed.out, "--threads 2000 is out of range") && !contains(failed.out, "copy-t5-s7\t"), failed.out.c_str());
+    TEST_ASSERT_EQUAL_INT_MESSAGE(2, std::count(failed.out.begin(), failed.out.end(), '\n'), failed.out.c_str());
 }
 
 // dev/length_ranges.sh sums a run's exact tallies over ranges of lengths: test 5-6 holds 1 + 3
 // of 4 + 4 examples right, 7-8 no length, 9-12 the 0 of 2 at length 9; --tokens reads the
-// per-token tallies instead, --split valid valid's; the scratchpads' line is not the answers'.
+// per-token tallies instead, --split valid valid's (over a range of one length, LO = HI); the
+// scratchpads' line is not the answers'.
 static void test_length_ranges_sums_the_tallies_of_each_range(void) {
     std::string dir = temp_dir() + "/run-a", old = temp_dir() + "/old";
     mkdir(dir.c_str(), 0755), mkdir(old.c_str(), 0755);
@@ -621,8 +702,8 @@ static void test_length_ranges_sums_the_tallies_of_each_range(void) {
     TEST_ASSERT_EQUAL_STRING("| run | 5-6 | 7-8 | 9-12 |\n|---|---|---|---|\n| run-a | 0.500 (8) | - | 0.000 (2) |\n| old | 1.000 (4) | - | - |\n", r.out);
     r = shell("dev/length_ranges.sh --tokens 5-12 " + dir);
     TEST_ASSERT_EQUAL_STRING("| run | 5-12 |\n|---|---|\n| run-a | 0.667 (30) |\n", r.out);
-    r = shell("dev/length_ranges.sh --split valid 1-2 " + dir);
-    TEST_ASSERT_EQUAL_STRING("| run | 1-2 |\n|---|---|\n| run-a | 1.000 (3) |\n", r.out);
+    r = shell("dev/length_ranges.sh --split valid 2-2 " + dir);
+    TEST_ASSERT_EQUAL_STRING("| run | 2-2 |\n|---|---|\n| run-a | 1.000 (3) |\n", r.out);
     const std::string cases[][2] = {
         {"9-5 " + dir, "'9-5' is not a range of lengths LO-HI with LO <= HI"},
         {"5-9,x " + dir, "'x' is not a range of lengths"},
@@ -661,6 +742,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_cope_inside_looks_at_the_models_there_are);
     RUN_TEST(test_first_error_places_the_first_wrong_word);
     RUN_TEST(test_scratchpad_steps_places_the_first_wrong_step_and_part);
+    RUN_TEST(test_decoding_tools_list_a_place_that_exactly_5_percent_share);
     RUN_TEST(test_sort_misses_tabulates_the_items_left_out);
     RUN_TEST(test_sum_answers_tabulates_windows_and_offsets);
     RUN_TEST(test_lego_depths_tabulates_by_depth_asked);
