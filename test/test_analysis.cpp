@@ -301,6 +301,39 @@ static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void
     TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)bad_group), "--by takes word or index, not 'length'");
 }
 
+// dev/attention attends' printed line and tsv when there is more to show than fits: five examples
+// of 11 tokens 2..12 whose prompts are 5..9 long make the answer's queries predict w11 five times,
+// w10 four, w9 three, w8 twice and w7 once, and every such query puts 0.5, 0.25, 0.2, 0.0045 and
+// 0.0005 on keys 0-4 (w2-w6). The line names the four most frequent words, most frequent first,
+// then "...", each with its three most attended words, largest first; the tsv keeps the means of
+// 0.001 and more (w5's 0.0045, not w6's 0.0005).
+static void test_attends_prints_the_most_frequent_answer_words_and_their_most_attended_keys(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1, d.words = {"<pad>", "<eos>"};
+    for (int w = 2; w <= 12; w++) d.words.push_back("w" + std::to_string(w));
+    for (int prompt_len = 5; prompt_len <= 9; prompt_len++) {
+        AttentionExample e = one_hot_example(11, 1, 1, prompt_len, 9, to_self);
+        for (int t = first_answer_query(e); t <= last_answer_query(e); t++) {
+            float* row = &e.probs[(size_t)t * 11];
+            std::fill(row, row + 11, 0.0f);
+            row[0] = 0.5f, row[1] = 0.25f, row[2] = 0.2f, row[3] = 0.0045f, row[4] = 0.0005f;
+        }
+        d.examples.push_back(e);
+    }
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    write_attention_dump(dir + "/d.bin", d);
+    std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
+    std::string printed = run_attention({"attends", "--out", out.c_str(), in.c_str()});
+    const char* keys = "'w2' 0.50 'w3' 0.25 'w4' 0.20";
+    std::string line = format_text("  layer 0 head 0, when the next word is 'w11' (5): %s; 'w10' (4): %s; 'w9' (3): %s; 'w8' (2): %s; ...\n",
+                                   keys, keys, keys, keys);
+    TEST_ASSERT_MESSAGE(printed.find(line) != std::string::npos, printed.c_str());
+    std::string tsv = text_of(out + "/attends.tsv");
+    TEST_ASSERT_MESSAGE(tsv.find("x\t0\t0\tw11\t5\tw5\t0.0045\n") != std::string::npos, tsv.c_str());
+    TEST_ASSERT_MESSAGE(tsv.find("\tw6\t") == std::string::npos, tsv.c_str());
+}
+
 // attention_span on hand-built examples of 8 tokens whose answer's first query is t = 3: one
 // looking at the first key (distance 3, position 0), one at itself (distance 0, position 3), one
 // splitting its mass 0.25 / 0.75 between keys 1 and 2 (distances 2 and 1); and dev/attention
@@ -361,6 +394,13 @@ static void test_attention_span_bins_the_first_query_by_distance_or_position(voi
         const char* argv[] = {"attention", "span", "--out", out.c_str(), b.option, b.value, in.c_str()};
         TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)argv), b.error);
     }
+    // by default with a valid example too: valid's lengths (5 alone) and test's (9-12) as two ranges
+    d.examples[0].split = SPLIT_VALID, d.examples[0].length = 5;
+    write_attention_dump(dir + "/d.bin", d);
+    printed = run_attention({"span", "--out", out.c_str(), in.c_str()});
+    TEST_ASSERT_MESSAGE(printed.find("  layer 0 head 0, λ 5-5 (1): 0 0.00 1 0.00 2-3 1.00 4+ 0.00\n"
+                                     "  layer 0 head 0, λ 9-12 (2): 0 0.50 1 0.38 2-3 0.12 4+ 0.00\n") != std::string::npos,
+                        printed.c_str());
 }
 
 // CoPE examples over words x, y, z whose head opens its gates on y alone: position p_tj is the
@@ -415,7 +455,7 @@ static void test_cope_head_finds_the_counted_word(void) {
     std::string dir = mkdtemp(pattern);
     write_attention_dump(dir + "/cope.bin", d);
     std::string out = dir + "/out", in = "counts-y=" + dir + "/cope.bin";
-    run_attention({"positions", "--out", out.c_str(), in.c_str()});
+    std::string printed = run_attention({"positions", "--out", out.c_str(), in.c_str()});
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tcounted\tr\tslope\tintercept\ttokens_r\ttokens_slope\ttokens_intercept\tp_max_valid\tp_max_test\n"
                              "counts-y\t0\t0\ty\t1.0000\t1.0000\t0.0000\t0.0316\t0.0250\t1.1250\t2.000\t2.000\n",
                              text_of(out + "/counting.tsv").c_str());
@@ -428,6 +468,21 @@ static void test_cope_head_finds_the_counted_word(void) {
                              text_of(out + "/table.tsv").c_str());
     TEST_ASSERT_EQUAL_STRING("label\tlayer\thead\tlength\tp_max\ncounts-y\t0\t0\t5\t0.000\ncounts-y\t0\t0\t6\t2.000\n",
                              text_of(out + "/reach.tsv").c_str());
+    // and in the lines it printed: the head's fits, reach and gates, and the table's rows 0-2
+    // learned (row 3 still zero) with the cosines of rows 1 and 2
+    TEST_ASSERT_EQUAL_STRING(("counts-y:\n  layer 0 head 0: p_t0 = 1.00 x count('y') +0.00 (r 1.000), p_t0 = 0.03 x tokens +1.12 (r 0.032); "
+                              "up to 2.0 in valid, 2.0 in test; gates 'y' 1.00 'x' 0.00 'z' 0.00\n"
+                              "  the table: 3 of rows 0-2 learned, 3-3 still zero; cosine with the row before: 0.60 -1.00\n"
+                              "wrote " + out + "/gates.tsv, " + out + "/counting.tsv, " + out + "/reach.tsv and " + out + "/table.tsv\n").c_str(),
+                             printed.c_str());
+    // a test example whose head counts three y (queries t = 0 .. 4: 1, 2, 3, 3, 3): the largest
+    // p_t0 in test grows to 3, in valid it stays 2
+    d.examples.push_back(counting_example(2, {1, 1, 1, 0, 0, 0, 0}, 1));
+    write_attention_dump(dir + "/cope.bin", d);
+    printed = run_attention({"positions", "--out", out.c_str(), in.c_str()});
+    TEST_ASSERT_MESSAGE(printed.find("; up to 2.0 in valid, 3.0 in test; gates") != std::string::npos, printed.c_str());
+    std::string counting = text_of(out + "/counting.tsv");
+    TEST_ASSERT_MESSAGE(counting.find("\t2.000\t3.000\n") != std::string::npos, counting.c_str());
 }
 
 // dev/attention on two hand-built dumps: the tables hold the values the measures give
@@ -447,6 +502,17 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
     std::string text = text_of(out + "/distance.tsv");
     // self against first-token attention: 7 of 8 rows differ by ln 2, so 7 ln 2 / 8 = 0.606504
     TEST_ASSERT_EQUAL_STRING("length\tfirst\tself\n9\t0.606504\t0.000000\n10\t0.606504\t0.000000\n", text);
+    // distance.svg: its y axis ends at the largest distance rounded up to 0.05 (0.65), and with the
+    // examples of length 9 valid, its band of training lengths spans λ 9 of the x axis's 9-10
+    TEST_ASSERT_MESSAGE(text_of(out + "/distance.svg").find("text-anchor=\"end\">0.65</text>") != std::string::npos, "the y axis's top");
+    self.examples[0].split = first.examples[0].split = DUMP_VALID;
+    write_attention_dump(dir + "/self.bin", self);
+    write_attention_dump(dir + "/first.bin", first);
+    run_attention({"distance", "--out", out.c_str(), a.c_str(), b.c_str()});
+    SvgPlot scale(8.5, 10.5, "");
+    std::string band = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"", scale.x(8.5), scale.y(scale.y_hi), scale.x(9.5) - scale.x(8.5),
+                                   scale.y(0) - scale.y(scale.y_hi));
+    TEST_ASSERT_MESSAGE(text_of(out + "/distance.svg").find(band) != std::string::npos, band.c_str());
     run_attention({"histogram", "--out", out.c_str(), "--bins", "4", b.c_str(), c.c_str()});
     text = text_of(out + "/histogram.tsv");
     // first-token attention from t = 4..7: (t - 0) / (t + 1) = 0.8 .. 0.875, all in the last bin
@@ -462,6 +528,55 @@ static void test_dev_attention_writes_the_tables_and_plots(void) {
     std::string empty = dir + "/empty.bin", labelled = "empty=" + empty;
     const char* none[] = {"attention", "distance", "--out", out.c_str(), empty.c_str(), labelled.c_str()};
     TEST_ASSERT_THROWS_WITH(attention_main(6, (char**)none), "empty.bin holds no examples to compare");
+    // refused, where a table would otherwise come out that misleads: a column without a label, two
+    // columns of one label, a number past int's range (not read modulo 2^32, as 8 here), and a
+    // histogram of no example; a --out the refused command made is removed
+    std::string unnamed = "=" + dir + "/first.bin", never = dir + "/never";
+    const char* no_label[] = {"attention", "histogram", "--out", out.c_str(), unnamed.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(5, (char**)no_label), ("expected LABEL=DUMP.bin, got '" + unnamed + "'").c_str());
+    const char* twice[] = {"attention", "histogram", "--out", out.c_str(), b.c_str(), b.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(6, (char**)twice), "label 'first' is given twice");
+    const char* past_int[] = {"attention", "histogram", "--out", out.c_str(), "--min-length", "4294967304", b.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)past_int), "--min-length expects integers >= 0, got '4294967304'");
+    const char* too_long[] = {"attention", "histogram", "--out", never.c_str(), "--min-length", "10", b.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)too_long), "has no example longer than 10");
+    TEST_ASSERT_FALSE(access(never.c_str(), F_OK) == 0);
+    // --bins from 1 to 1000: a row of histogram.tsv each, and no more
+    run_attention({"histogram", "--out", out.c_str(), "--bins", "1000", b.c_str()});
+    text = text_of(out + "/histogram.tsv");
+    TEST_ASSERT_EQUAL_INT(1 + 1000, std::count(text.begin(), text.end(), '\n'));
+    const char* too_many[] = {"attention", "histogram", "--out", out.c_str(), "--bins", "1001", b.c_str()};
+    TEST_ASSERT_THROWS_WITH(attention_main(7, (char**)too_many), "--bins 1001 is out of range [1, 1000]");
+}
+
+// dev/attention scores on two hand-built examples of one word, w2, whose first answer query (t = 3)
+// spreads 0.1, 0.2, 0.3, 0.4 and 0.1, 0.2, 0.1, 0.4 over keys 0-3: the scores ln(p_k / p_3) at
+// distances 3, 2, 1, 0 are ln ¼, ln ½, ln ¾, 0 and ln ¼, ln ½, ln ¼, 0, so their means are -1.39,
+// -0.69, -0.84 and 0, and distance 1's points spread by ln 3 = 1.0986. In bins 0, 1, 2+ the line
+// names each bin's best mean (2+: -0.69, not -1.39), and the head's largest spread (distance 1's,
+// not the last distance's 0).
+static void test_dev_attention_scores_prints_each_bins_best_mean_and_the_largest_spread(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1, d.words = {"<pad>", "<eos>", "w2"};
+    for (float third : {0.3f, 0.1f}) {
+        AttentionExample e = one_hot_example(6, 1, 1, 4, 5, to_self);
+        std::fill(e.tokens.begin(), e.tokens.end(), 2);
+        float* row = &e.probs[3 * 6];
+        row[0] = 0.1f, row[1] = 0.2f, row[2] = third, row[3] = 0.4f;
+        d.examples.push_back(e);
+    }
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    write_attention_dump(dir + "/d.bin", d);
+    std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
+    std::string printed = run_attention({"scores", "--out", out.c_str(), "--edges", "0,1,2", in.c_str()});
+    TEST_ASSERT_EQUAL_STRING(("x: layer 0's best score in each distance bin, relative to the query's own key\n"
+                              "  head 0, key 'w2': 0 0.00 1 -0.84 2+ -0.69\n"
+                              "  head 0: points of one word and distance spread by up to 1.1 across examples\n"
+                              "wrote " + out + "/scores.tsv\n").c_str(),
+                             printed.c_str());
+    std::string tsv = text_of(out + "/scores.tsv");
+    TEST_ASSERT_MESSAGE(tsv.find("x\t0\tw2\t1\t2\t-0.8370\t1.0986\n") != std::string::npos, tsv.c_str());
 }
 
 // least_squares recovers a linear law exactly (to rounding) from rows with a constant feature,
@@ -518,10 +633,34 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
     std::string out = run_attention_dump(d, "probe");
     TEST_ASSERT_MESSAGE(out.find("state 1 (last layer's output): |error| valid (held out) 0.00; test at positions 0-9 0.00, past 9 5.50") != std::string::npos,
                         out.c_str());
+    // the mean prediction in each bin of test positions (every 5 up to the longest prompt, 20):
+    // state 0's grows with the positions, state 1's stops at 9; and probe.tsv's by position
+    TEST_ASSERT_MESSAGE(out.find("mean prediction by test position: 0-4 2.0 5-9 7.0 10-14 12.0 15+ 17.0\n  state 1") != std::string::npos,
+                        out.c_str());
+    TEST_ASSERT_MESSAGE(out.find("past 9 5.50; mean prediction by test position: 0-4 2.0 5-9 7.0 10-14 9.0 15+ 9.0\n") != std::string::npos,
+                        out.c_str());
+    std::string written = out.substr(out.rfind("wrote ") + 6), tsv = text_of(written.substr(0, written.size() - 1));
+    const char* last_position = "d\t1\ttest\t19\t20\t";  // state 1, test position 19: 20 tokens
+    size_t at = tsv.find(last_position);
+    double prediction = 0, error = 0;
+    TEST_ASSERT_TRUE(at != std::string::npos && sscanf(tsv.c_str() + at + strlen(last_position), "%lf\t%lf", &prediction, &error) == 2);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 9.0, prediction);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-3, 10.0, error);
     AttentionDump no_longer = d;  // test prompts no longer than valid's: no position past them to average over
     for (size_t i = 1; i < no_longer.examples.size(); i += 2) no_longer.examples[i] = d.examples[i - 1], no_longer.examples[i].split = DUMP_TEST;
     out = run_attention_dump(no_longer, "probe");
     TEST_ASSERT_MESSAGE(out.find("past 9 none; mean prediction") != std::string::npos, out.c_str());
+    // with two layers, the state between them is named by the layer it leaves
+    AttentionDump two_layers = d;
+    two_layers.L = 2;
+    for (AttentionExample& e : two_layers.examples) {
+        e.probs = one_hot_example(e.T, 2, 1, e.prompt_len, e.length, to_self).probs;
+        std::vector<float> last(e.states.begin() + (size_t)e.T * d.C, e.states.end());
+        e.states.insert(e.states.end(), last.begin(), last.end());
+    }
+    out = run_attention_dump(two_layers, "probe");
+    TEST_ASSERT_MESSAGE(out.find("  state 1 (after layer 0): ") != std::string::npos && out.find("  state 2 (last layer's output): ") != std::string::npos,
+                        out.c_str());
     // fitted to test: the position is in state 0 at every test position; state 1 holds none past 9,
     // so however a line reads it, positions 10-19 get one prediction, wrong by 2.5 on average at best
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 0, position_probe(d, 0, DUMP_TEST).error(DUMP_TEST, 10, 19));
@@ -539,15 +678,15 @@ static void test_the_position_probe_reads_a_code_as_far_as_it_goes(void) {
 // ----------------------------------------------------------------------------
 // a real model
 
-// a tiny copy_cmc run of `pe` (4 steps, or `steps` at lr 1e-2: one that answers some) in
-// dir/run: its model.bin
+// a tiny copy_cmc run of `pe` (4 steps, or `steps` at lr 1e-2: one that answers some; test
+// lengths up to test_max) in dir/run: its model.bin
 static std::string tiny_trained_model(const std::string& dir, const char* pe, bool pe_per_layer = false, int random_positions = 0,
-                                      const char* task = "copy_cmc", int steps = 4) {
+                                      const char* task = "copy_cmc", int steps = 4, int test_max = 8) {
     RunConfig c;
     c.task = task, c.pe = pe, c.pe_per_layer = pe_per_layer, c.random_positions = random_positions;
     c.layers = 2, c.d_model = 16, c.heads = 2, c.d_ff = 32, c.steps = steps, c.eval_every = steps / 2, c.batch = 8;
     if (steps > 4) c.lr = 1e-2;
-    c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = 8;
+    c.data.train_size = 64, c.data.valid_size = 30, c.data.test_size = 30, c.data.train_max = 5, c.data.test_max = test_max;
     c.out = dir + "/run";
     Run r(&c);
     Silence quiet;
@@ -755,10 +894,11 @@ static void test_dump_attention_of_a_per_layer_cope_model_holds_each_table(void)
 static void check_table_extend(const char* pe, bool pe_per_layer) {
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
-    std::string model = tiny_trained_model(dir, pe, pe_per_layer), extended = dir + "/extended.bin";
+    std::string model = tiny_trained_model(dir, pe, pe_per_layer), extended = dir + "/extended.bin", said;
     {
-        Silence quiet;
+        Capture out;
         table_extend(model, 3, 2, extended);
+        said = out.text();
     }
     RunConfig c0, c1;
     Run before(&c0), after(&c1);
@@ -795,7 +935,19 @@ static void check_table_extend(const char* pe, bool pe_per_layer) {
     };
     for (size_t k = 0; k < m0.params.size(); k++)
         if (!in_table(k)) TEST_ASSERT_MESSAGE(m0.params[k] == m1.params[k], "a parameter outside the table changed");
+    // the line it printed names the rows written and the rows they repeat; from the last row on,
+    // one row repeats one row
+    TEST_ASSERT_MESSAGE(said.find(format_text("wrote %s: rows 3-%d of the table repeat rows 1-2\n", extended.c_str(), rows - 1)) != std::string::npos,
+                        said.c_str());
+    {
+        Capture out;
+        table_extend(model, rows - 1, 2, extended);
+        said = out.text();
+    }
+    TEST_ASSERT_MESSAGE(said.find(format_text("wrote %s: row %d of the table repeat row %d\n", extended.c_str(), rows - 1, rows - 3)) != std::string::npos,
+                        said.c_str());
     Silence quiet;
+    TEST_ASSERT_THROWS_WITH(table_extend(model, 1, 2, extended), "FROM 1 and PERIOD 2 must satisfy 1 <= PERIOD <= FROM");
     TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 2, model), "is the model read: write the edited model to a file of its own");
     TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 0, extended), "FROM 3 and PERIOD 0 must satisfy 1 <= PERIOD <= FROM");
     TEST_ASSERT_THROWS_WITH(table_extend(model, rows, 2, extended), "the table's rows");
@@ -907,10 +1059,13 @@ static void test_head_ablate_zero_query_spreads_a_rope_heads_attention_evenly(vo
     char pattern[] = "/tmp/test_analysis_XXXXXX";
     std::string dir = mkdtemp(pattern);
     std::string model = tiny_trained_model(dir, "rope"), ablated = dir + "/no-query.bin";
+    std::string said;
     {
-        Silence quiet;
+        Capture out;
         head_ablate(model, "1:0", ablated, ABLATE_QUERY);
+        said = out.text();
     }
+    TEST_ASSERT_MESSAGE(said.find("wrote " + ablated + ": heads 1:0 have no query (their rows of wq are zero)\n") != std::string::npos, said.c_str());
     RunConfig c0, c1;
     Run before(&c0), after(&c1);
     load_quietly(&before, model);
@@ -1001,6 +1156,19 @@ static void test_place_patch_edits_keep_their_identities(void) {
             if (kind == PATCH_PROBE || kind == PATCH_EXTEND) TEST_ASSERT_DOUBLE_WITHIN(1e-3, place, probes[1].predict(after));
         }
     }
+    // the probes are fitted to the positions, from 0, of valid's first 30 examples' prompt and
+    // first words - 1 answer tokens: over those tokens each state's probe reads their mean
+    // position exactly, as a least-squares line with an intercept does over what it was fitted to
+    std::vector<double> residual(L + 1, 0);
+    long fitted = 0;
+    for (int k = 0; k < 30; k++) {
+        int n = std::min(valid.prompt_len[k] + words - 1, valid.example_len(k));
+        model_forward(m, valid.example(k), nullptr, 1, n, NO_DROPOUT);
+        for (int s = 0; s <= L; s++)
+            for (int t = 0; t < n; t++) residual[s] += probes[s].predict(stream_state(m, s) + (size_t)t * C) - t;
+        fitted += n;
+    }
+    for (int s = 0; s <= L; s++) TEST_ASSERT_DOUBLE_WITHIN(1e-6, 0.0, residual[s] / fitted);
 }
 
 // whether the model's greedy decoding writes the gold tokens[from .. from + words) of a sequence,
@@ -1031,7 +1199,10 @@ static void test_place_patch_counts_the_examples_it_compares(void) {
         for (int words : {1, 3}) {
             if (!reversing && words > 1) continue;  // a copy donor's later words match the long ones' by chance only
             PatchCounts range = place_patch(&r, test.size(), words, {length_range(6, 8)})[0];
-            long compared = 0, left_out = 0, as_is = 0, donor = 0;
+            const int L = r.model.config.L;
+            const std::vector<LinearFit> probes = fit_probes(&r.model, valid_split(r), test.size(), words);
+            const std::vector<float> direction = random_direction(r.model.config.C);
+            long compared = 0, left_out = 0, as_is = 0, donor = 0, probed = 0;  // probed: `probe` leaving the last layer
             for (int k = 0; k < test.size(); k++) {
                 const int* e = test.example(k);
                 int n = test.prompt_len[k];
@@ -1046,16 +1217,56 @@ static void test_place_patch_counts_the_examples_it_compares(void) {
                 }
                 cut.insert(cut.end(), tokens.begin() + n, tokens.begin() + n + words);
                 compared++, as_is += writes_gold(&r.model, tokens, n, words), donor += writes_gold(&r.model, cut, P, words);
+                PatchCase pc;
+                TEST_ASSERT_TRUE(patch_case(&r, test, k, P, words, &pc));
+                probed += all_right(patched_logits(&r.model, pc, PATCH_PROBE, L, probes[L], direction), pc.gold, r.model.config.V);
             }
             TEST_ASSERT_EQUAL_INT(compared, range.examples);
             TEST_ASSERT_EQUAL_INT(left_out, range.unmatched);
             TEST_ASSERT_EQUAL_INT(as_is, range.right[PATCH_NONE]);
             TEST_ASSERT_EQUAL_INT(donor, range.right[PATCH_DONOR]);
+            // and the edits counted at their states: those whose effect an ALiBi model fixes (`all`
+            // entering layer 0 changes no logit, leaving the last layer it gives the donor's, and
+            // `keys` there the example's own), and `probe` leaving the last layer with that state's probe
+            const size_t last = (size_t)L * NUM_PATCHES;
+            TEST_ASSERT_EQUAL_INT(as_is, range.right[PATCH_ALL]);
+            TEST_ASSERT_EQUAL_INT(donor, range.right[last + PATCH_ALL]);
+            TEST_ASSERT_EQUAL_INT(as_is, range.right[last + PATCH_KEYS]);
+            TEST_ASSERT_EQUAL_INT(probed, range.right[last + PATCH_PROBE]);
             if (reversing) TEST_ASSERT_TRUE(left_out == 0 && compared > 0);
             if (strcmp(task, "copy_cmc") == 0) TEST_ASSERT_TRUE(left_out > 0);
             if (strcmp(task, "copy") == 0) TEST_ASSERT_TRUE(0 < as_is && as_is < compared && donor > 0);  // counts that can be wrong
         }
     }
+}
+
+// dev/place_patch's donors are as long as training's longest prompt, read from train: valid left
+// without that length (as a small --valid-size can leave it) changes the probes fitted to it, not
+// the donors, so not the counts of the examples compared, as they are and of their donors
+static void test_place_patch_takes_the_donors_length_from_train_not_valid(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    RunConfig c;
+    Run r(&c);
+    load_quietly(&r, tiny_trained_model(dir, "alibi", false, 0, "copy", 100));
+    const int P = donor_length(train_split(r)), n = test_split(r).size();
+    const PatchCounts with_longest = place_patch(&r, n, 1, {length_range(6, 8)})[0];
+    const Split& valid = valid_split(r);
+    Split shorter;  // valid's examples but those of training's longest prompt
+    for (int i = 0; i < valid.size(); i++)
+        if (valid.prompt_len[i] < P) {
+            shorter.tokens.insert(shorter.tokens.end(), valid.example(i), valid.example(i) + valid.example_len(i));
+            shorter.start.push_back(shorter.tokens.size());
+            shorter.prompt_len.push_back(valid.prompt_len[i]);
+            shorter.length.push_back(valid.length[i]);
+        }
+    TEST_ASSERT_TRUE(shorter.size() > 0 && shorter.size() < valid.size());
+    r.data.splits[SPLIT_VALID] = shorter;
+    const PatchCounts without = place_patch(&r, n, 1, {length_range(6, 8)})[0];
+    TEST_ASSERT_EQUAL_INT(with_longest.examples, without.examples);
+    TEST_ASSERT_EQUAL_INT(with_longest.unmatched, without.unmatched);
+    TEST_ASSERT_EQUAL_INT(with_longest.right[PATCH_NONE], without.right[PATCH_NONE]);
+    TEST_ASSERT_EQUAL_INT(with_longest.right[PATCH_DONOR], without.right[PATCH_DONOR]);
 }
 
 // dev/t5_table: the buckets of distances 0..49 when training reached 0..41 (copy's default
@@ -1075,6 +1286,52 @@ static void test_t5_table_says_which_buckets_training_reached(void) {
         TEST_ASSERT_EQUAL_INT(e[1], row.lo);
         TEST_ASSERT_EQUAL_INT(e[2], row.hi);
         TEST_ASSERT_EQUAL_INT(e[3], row.reach);
+    }
+    // at the edges: a bucket whose last distance is the last trained is reached in all, one whose
+    // first distance is, partly
+    TEST_ASSERT_EQUAL_INT(REACHED_ALL, bucket_rows(49, 39)[22].reach);
+    TEST_ASSERT_EQUAL_INT(REACHED_PARTLY, bucket_rows(49, 40)[23].reach);
+}
+
+// dev/t5_table prints each head's bias of each bucket as the checkpoint holds it, and with
+// --pe-per-layer each layer's own table under its heading (the layers' tables differ, so a table
+// printed in another's place, or a head's column from another's, would show); test lengths up to
+// 20 reach the buckets past the exact ones, which cover several distances each
+static void test_t5_table_prints_each_layers_bias_by_bucket_and_head(void) {
+    char pattern[] = "/tmp/test_analysis_XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string model = tiny_trained_model(dir, "t5", true, 0, "copy_cmc", 4, 20), text;
+    {
+        Capture out;
+        print_table(model);
+        text = out.text();
+    }
+    RunConfig c;
+    Run r(&c);
+    load_quietly(&r, model);
+    const int farthest = test_split(r).max_example_len() - 2;  // the farthest a test query that predicts looks
+    const int NH = r.model.config.NH, buckets = t5_bucket(farthest) + 1;
+    TEST_ASSERT_GREATER_THAN(T5_NUM_BUCKETS / 2 + 1, buckets);
+    TEST_ASSERT_MESSAGE(!std::equal(r.model.param(P_PE_TABLE, 0), r.model.param(P_PE_TABLE, 0) + buckets * NH, r.model.param(P_PE_TABLE, 1)),
+                        "the layers' tables are alike, so one printed for the other would not show");
+    for (int l = 0; l < r.model.config.L; l++) {
+        size_t at = text.find(format_text("layer %d's table:\n", l));
+        TEST_ASSERT_MESSAGE(at != std::string::npos, text.c_str());
+        std::istringstream lines(text.substr(at));
+        std::string line;
+        std::getline(lines, line), std::getline(lines, line);  // the heading, then the columns'
+        const real* table = r.model.param(P_PE_TABLE, l);     // (buckets, NH)
+        for (int b = 0; b < buckets; b++) {
+            std::getline(lines, line);
+            TEST_ASSERT_EQUAL_INT(b, atoi(line.c_str()));  // a row per bucket, in order, the last one's distances cut at the farthest
+            if (b == buckets - 1) TEST_ASSERT_MESSAGE(line.find(format_text("-%-5d ", farthest)) != std::string::npos, line.c_str());
+            std::istringstream biases(line.substr(line.find('|') + 1));
+            for (int h = 0; h < NH; h++) {
+                double printed = NAN;
+                biases >> printed;
+                TEST_ASSERT_DOUBLE_WITHIN(5e-4 + 1e-9, table[b * NH + h], printed);
+            }
+        }
     }
 }
 
@@ -1159,11 +1416,13 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
     RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);
     RUN_TEST(test_attends_by_query_groups_by_the_predicted_word_or_its_index);
+    RUN_TEST(test_attends_prints_the_most_frequent_answer_words_and_their_most_attended_keys);
     RUN_TEST(test_attention_span_bins_the_first_query_by_distance_or_position);
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_least_squares_recovers_a_linear_law);
     RUN_TEST(test_the_position_probe_reads_a_code_as_far_as_it_goes);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
+    RUN_TEST(test_dev_attention_scores_prints_each_bins_best_mean_and_the_largest_spread);
     RUN_TEST(test_dump_attention_of_a_trained_model);
     RUN_TEST(test_dump_attention_at_drawn_positions);
     RUN_TEST(test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape);
@@ -1179,7 +1438,9 @@ int main(int argc, char** argv) {
     RUN_TEST(test_t5_table_says_which_buckets_training_reached);
     RUN_TEST(test_no_gradient_reaches_the_distance_only_eos_looks_at);
     RUN_TEST(test_t5_table_reads_the_run_lengths_from_the_checkpoint);
+    RUN_TEST(test_t5_table_prints_each_layers_bias_by_bucket_and_head);
     RUN_TEST(test_place_patch_edits_keep_their_identities);
     RUN_TEST(test_place_patch_counts_the_examples_it_compares);
+    RUN_TEST(test_place_patch_takes_the_donors_length_from_train_not_valid);
     return UNITY_END();
 }
