@@ -138,8 +138,11 @@ struct SvgPlot {
             xml_escape(y_title).c_str());
     }
 
-    // a light band over the plot's whole height, from data x0 to x1 (drawn first, under the data)
+    // a light band over the plot's whole height, from data x0 to x1 as far as the plot reaches
+    // (drawn first, under the data); none where that leaves nothing (an SVG width is never negative)
     void band(double x0, double x1) {
+        x0 = std::max(x0, x_lo), x1 = std::min(x1, x_hi);
+        if (x1 <= x0) return;
         add("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#000\" fill-opacity=\"0.07\"/>\n", x(x0), y(y_hi), x(x1) - x(x0), y(0) - y(y_hi));
     }
 
@@ -189,7 +192,7 @@ inline std::pair<int, int> length_range(const std::vector<const SplitResult*>& r
 // the frame of a plot of accuracy against length: lengths lo..hi, training lengths shaded
 inline SvgPlot accuracy_plot(int lo, int hi, int train_max, const std::string& title) {
     SvgPlot plot(lo - 0.5, hi + 0.5, title);
-    plot.band(lo - 0.5, std::min(train_max + 0.5, hi + 0.5));
+    plot.band(lo - 0.5, train_max + 0.5);
     plot.y_grid();
     plot.x_ticks(lo, hi);
     plot.axis_titles("length (λ)", "exact-match accuracy");

@@ -915,6 +915,19 @@ static void test_training_lengths_past_the_plot_shade_it_to_its_edge(void) {
     TEST_ASSERT_MESSAGE(svg.find(band) != std::string::npos, svg.c_str());
 }
 
+// A band is drawn over the plot alone: clipped at both ends, and left out where nothing of it lies
+// within (training lengths all past the plotted ones, or dev/attention's reference without valid
+// examples, whose band would end before it starts: an SVG width is never negative)
+static void test_a_band_is_drawn_within_the_plot_or_not_at_all(void) {
+    SvgPlot plot(1.5, 5.5, "");
+    plot.band(-3, 9);
+    plot.band(1.5, 0.5);
+    plot.band(6, 8);
+    std::string svg = plot.finish();
+    std::string whole = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\"", plot.x(1.5), plot.y(plot.y_hi), plot.x(5.5) - plot.x(1.5));
+    TEST_ASSERT_MESSAGE(svg.find(whole) != std::string::npos && count_of(svg, "fill-opacity=\"0.07\"") == 1, svg.c_str());
+}
+
 // ./train's table of accuracy by length: a row for each length of either split ("-" where the
 // split has none), each rounded to 3 places, then the means over the examples
 static void test_accuracy_table_has_a_row_per_length_of_either_split(void) {
@@ -1306,6 +1319,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped);
     RUN_TEST(test_single_run_plot_has_both_axis_titles_and_shaded_training_lengths);
     RUN_TEST(test_training_lengths_past_the_plot_shade_it_to_its_edge);
+    RUN_TEST(test_a_band_is_drawn_within_the_plot_or_not_at_all);
     RUN_TEST(test_accuracy_table_has_a_row_per_length_of_either_split);
     RUN_TEST(test_length_axis_has_about_ten_labels_at_a_round_step);
     RUN_TEST(test_missing_sweep_directory_is_refused);
