@@ -16,7 +16,7 @@
 #     scores about 0.1 by chance;
 #   - the same for the first k numbers;
 #   - the share of answers that are the sum plus d, mod 10, for d = 0..9 (0: right), and of
-#     answers with no digit where the answer goes ("none"). A model that adds every number but
+#     answers that are not one digit ("none": no digit, or more than one). A model that adds every number but
 #     misjudges the total misses by a few steady amounts, which may change with the length.
 # --threads goes to ./train (give 1 beside a training run).
 source "$(dirname "$0")/help.sh"  # -h, --help: the comment above

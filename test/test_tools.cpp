@@ -463,7 +463,8 @@ static void test_lego_depths_tabulates_by_depth_asked(void) {
 }
 
 // dev/sum_answers.sh on a saved decoding: valid 3 + 7 answered 0, right (the last 2 and the
-// first 2, off by 0: a 0 is a digit, not "none"); valid 1 + 2 + 3 answered right (the last 3 and
+// first 2, off by 0: a 0 is a digit, not "none"), and answered 0 3 (two digits, no sum's: "none",
+// not the 0 it starts with); valid 1 + 2 + 3 answered right (the last 3 and
 // the first 3, off by 0); at test length 4, 9 + 1 + 2 + 4 answered 7 (the last 3: 2 + 4 + 1; off by
 // 1), 5 + 5 + 5 + 5 answered 5 (the last and the first 1 and 3; off by 5), 9 + 1 + 2 + 4
 // answered with no digit (no window, though its first 2 sum to 0; "none") and 1 + 1 + 1 + 1
@@ -471,7 +472,7 @@ static void test_lego_depths_tabulates_by_depth_asked(void) {
 static void test_sum_answers_tabulates_windows_and_offsets(void) {
     std::string dir = temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
-                        << sum_example("right", "valid", "37", 0, "The answer is 0 .")
+                        << sum_example("right", "valid", "37", 0, "The answer is 0 .") << sum_example("wrong", "valid", "37", 0, "The answer is 0 3 .")
                         << sum_example("right", "valid", "123", 6, "The answer is 6 .") << sum_example("wrong", "test", "9124", 6, "The answer is 7 .")
                         << sum_example("wrong", "test", "5555", 0, "The answer is 5 .")
                         << sum_example("wrong", "test", "9124", 6, "The answer is (no <eos>)")
@@ -480,17 +481,17 @@ static void test_sum_answers_tabulates_windows_and_offsets(void) {
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "decoding.txt:\n  share of answers that are the sum mod 10 of the last k numbers:\n"
                                         "  split  length examples   k=1   k=2   k=3   k=4\n"
-                                        "  valid       2        1  0.00  1.00\n"
+                                        "  valid       2        2  0.00  0.50\n"
                                         "  valid       3        1  0.00  0.00  1.00\n"
                                         "  test        4        4  0.25  0.00  0.50  0.25\n"
                                         "  share of answers that are the sum mod 10 of the first k numbers:\n"
                                         "  split  length examples   k=1   k=2   k=3   k=4\n"
-                                        "  valid       2        1  0.00  1.00\n"
+                                        "  valid       2        2  0.00  0.50\n"
                                         "  valid       3        1  0.00  0.00  1.00\n"
                                         "  test        4        4  0.25  0.00  0.25  0.25\n"
                                         "  share of answers that are the sum plus d, mod 10, and with no digit:\n"
                                         "  split  length examples    +0    +1    +2    +3    +4    +5    +6    +7    +8    +9  none\n"
-                                        "  valid       2        1  1.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00\n"
+                                        "  valid       2        2  0.50  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.50\n"
                                         "  valid       3        1  1.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00  0.00\n"
                                         "  test        4        4  0.25  0.25  0.00  0.00  0.00  0.25  0.00  0.00  0.00  0.00  0.25\n"),
                         r.out.c_str());
