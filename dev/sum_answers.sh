@@ -16,8 +16,9 @@
 #     scores about 0.1 by chance;
 #   - the same for the first k numbers;
 #   - the share of answers that are the sum plus d, mod 10, for d = 0..9 (0: right), and of
-#     answers that are not one digit ("none": no digit, or more than one). A model that adds every number but
-#     misjudges the total misses by a few steady amounts, which may change with the length.
+#     answers that are not one digit ("none": no digit, or more than one). A model that adds
+#     every number but misjudges the total misses by a few steady amounts, which may change
+#     with the length.
 # --threads goes to ./train (give 1 beside a training run).
 source "$(dirname "$0")/help.sh"  # -h, --help: the comment above
 set -euo pipefail
