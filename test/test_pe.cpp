@@ -56,6 +56,15 @@ static void test_rope_rotates_the_first_quarter_in_interleaved_pairs(void) {
     TEST_ASSERT_TENSOR_CLOSE(1e-6, FLOAT_RTOL, x.data(), y.data(), HS, "rotated back");
 }
 
+// --rope-frac rounds the rotated dims down to whole pairs, the unit RoPE rotates: an odd count
+// would also change every pair's angle, theta_k = 10000^(-2k / rot)
+static void test_rope_dims_round_down_to_whole_pairs(void) {
+    TEST_ASSERT_EQUAL_INT(4, rope_dims(10, 0.5f));   // 5 dims: 2 pairs
+    TEST_ASSERT_EQUAL_INT(18, rope_dims(64, 0.3f));  // 19.2 dims: 9 pairs
+    TEST_ASSERT_EQUAL_INT(0, rope_dims(64, 0.02f));  // 1.28 dims: no pair
+    TEST_ASSERT_EQUAL_INT(64, rope_dims(64, 1.0f));
+}
+
 static void test_alibi_slopes_for_4_8_and_12_heads(void) {
     for (int h = 0; h < 8; h++) TEST_ASSERT_EQUAL_FLOAT(pow(2.0, -(h + 1)), alibi_slope(h, 8));
     const double twelve[12] = {-1, -2, -3, -4, -5, -6, -7, -8, -0.5, -1.5, -2.5, -3.5};  // the paper's code's slopes for 12 heads
@@ -139,6 +148,18 @@ static void test_xpos_score_is_ropes_times_a_decay_in_the_distance(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-4, rotated_score(pe_view(xpos), q, key, 40, 10), rotated_score(pe_view(xpos), q, key, 530, 500));
 }
 
+// xPos's scale table at hand-computed points, with fewer rotated dims (8) than the width (64, 4
+// heads of 16): zeta_k = (2k / rot + 0.4) / 1.4 counts pairs within the rotated dims, and the
+// query's scale at position p is zeta_k^(p / 512): 1 at p = 0, zeta_k itself at p = 512
+static void test_xpos_scales_are_zeta_to_the_position_over_512(void) {
+    const int C = 64, NH = 4, rot = 8;
+    PETables xpos = make_pe_tables(PE_XPOS, C, NH, rot, 1100);
+    const double zeta[rot / 2] = {0.4 / 1.4, 0.65 / 1.4, 0.9 / 1.4, 1.15 / 1.4};
+    for (int pos : {0, 512, 1024})
+        for (int k = 0; k < rot / 2; k++)
+            TEST_ASSERT_DOUBLE_WITHIN(FLOAT_RTOL, pow(zeta[k], pos / 512.0), xpos.xpos_scale[pos * rot / 2 + k]);
+}
+
 // xPos's scales, tabulated in float, stay normal and their inverses finite over every position
 // below XPOS_MAX_POS, which validate_model_config admits; a few thousand further they would not
 static void test_xpos_scales_stay_in_floats_range_up_to_its_bound(void) {
@@ -183,6 +204,18 @@ static void test_kerple_bias_at_known_points_and_clamps(void) {
     TEST_ASSERT(table == std::vector<float>(params, params + 2 * NH));
 }
 
+// KERPLE's one upper bound is power's r2 <= 2: r1 may grow past 2 (the official code bounds it
+// below alone), in the bias read and in the stored values
+static void test_kerple_power_bounds_r2_alone_above(void) {
+    PETables power_tables = make_pe_tables(PE_KERPLE_POWER, 8, 1, 0, 50);
+    const float params[2] = {3.0f, 1.5f};  // r1, r2 of the one head
+    double expected = -3.0 * pow(7.0, 1.5);
+    TEST_ASSERT_DOUBLE_WITHIN(FLOAT_RTOL * std::fabs(expected), expected, pe_score_bias(pe_view(power_tables), params, 0, 9, 2));
+    std::vector<float> kept(params, params + 2);
+    pe_keep_params_in_range(pe_view(power_tables), kept.data());
+    TEST_ASSERT(kept == std::vector<float>({3.0f, 1.5f}));
+}
+
 // FIRE: u = ln(c n + 1) / ln(c max(L, i) + 1), in [0, 1], fed to the MLP; a query past L is
 // normalised by its own position, so the longest distance always maps to u = 1 exactly
 static void test_fire_normalises_the_log_distance_and_runs_its_mlp(void) {
@@ -201,6 +234,60 @@ static void test_fire_normalises_the_log_distance_and_runs_its_mlp(void) {
     for (int k = 0; k < FIRE_HIDDEN; k++) expected += params[at.w2 + 2 * FIRE_HIDDEN + k] * std::max(0.0, params[at.w1 + k] * u + params[at.b1 + k]);
     PETables tables = make_pe_tables(PE_FIRE, 16, NH, 0, 100);
     TEST_ASSERT_DOUBLE_WITHIN(1e-5, expected, pe_score_bias(pe_view(tables), params.data(), 2, 90, 40));
+}
+
+// FIRE at distance 0 is u = 0, its bias the MLP's at 0, even where the denominator psi(max(L, i))
+// is 0 too: a query at position 0 once L has shrunk to 0 (m = 0) would otherwise divide 0 by 0
+static void test_fire_distance_zero_is_zero_where_l_and_i_are_zero(void) {
+    const int NH = 1;
+    FireLayout at = fire_layout(NH);
+    std::vector<float> params = random_floats(at.total, 12);
+    params[at.c] = 0.1f, params[at.m] = 0;  // L = 0
+    FireInput in = fire_normalised_distance(params.data(), NH, 0, 0);
+    TEST_ASSERT_TRUE(in.u == 0 && in.du_dc == 0 && in.du_dL == 0);
+    double expected = params[at.b2];
+    for (int k = 0; k < FIRE_HIDDEN; k++) expected += params[at.w2 + k] * std::max(0.0f, params[at.b1 + k]);
+    PETables tables = make_pe_tables(PE_FIRE, 16, NH, 0, 10);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-5, expected, pe_score_bias(pe_view(tables), params.data(), 0, 0, 0));
+}
+
+// FIRE's gradient reaches c' and m through c = |c'| and L = |m| 512: where both are negative it
+// is minus the derivative by c, and minus 512 times the one by L. In head 1 of 2, one hidden unit
+// passes u alone (w1 = 1, b1 = 0, w2 = 1; the others shut, b1 = -1), so the bias is b2[1] + u, and
+// du/dc and du/dL are central differences of u = ln(7c + 1) / ln(cL + 1) written out here, in
+// double; b2's gradient is head 1's alone.
+static void test_fire_gradient_passes_the_signs_of_negative_c_and_m(void) {
+    const int NH = 2, h = 1;
+    FireLayout at = fire_layout(NH);
+    std::vector<float> params(at.total, 0), dparams(at.total, 0);
+    for (int k = 1; k < FIRE_HIDDEN; k++) params[at.b1 + k] = -1;
+    params[at.w1] = 1, params[at.w2 + h * FIRE_HIDDEN] = 1;
+    params[at.c] = -0.2f, params[at.m] = -0.0625f;  // c = 0.2, L = 32
+    PETables tables = make_pe_tables(PE_FIRE, 16, NH, 0, 100);
+    pe_score_bias_backward(pe_view(tables), params.data(), dparams.data(), 1.0f, h, 9, 2);  // n = 7, i = 9 < L
+    auto u = [](double c, double L) { return log(7 * c + 1) / log(c * L + 1); };
+    double c = std::fabs((double)params[at.c]), L = 32, step = 1e-6;
+    double du_dc = (u(c + step, L) - u(c - step, L)) / (2 * step), du_dL = (u(c, L + step) - u(c, L - step)) / (2 * step);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-5, -du_dc, dparams[at.c]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-5, -512 * du_dL, dparams[at.m]);
+    TEST_ASSERT_EQUAL_FLOAT(0.0f, dparams[at.b2]);
+    TEST_ASSERT_EQUAL_FLOAT(1.0f, dparams[at.b2 + h]);
+}
+
+// The learned PEs' parameter counts, as the table at the top of pe.h has them: T5 (32, NH),
+// KERPLE (2, NH), CoPE (max_pos, HS), a row of one head's width for each contextual position;
+// and the rows dev/table_extend edits: T5's 32 buckets, a row a position for the others, none
+// for KERPLE's (2, NH), whose rows are not positions
+static void test_learned_pe_parameter_counts_and_position_rows(void) {
+    const int C = 48, NH = 3, max_pos = 9;  // HS = 16
+    TEST_ASSERT_EQUAL_INT(32 * 3, pe_param_count(PE_T5, C, NH, max_pos));
+    TEST_ASSERT_EQUAL_INT(2 * 3, pe_param_count(PE_KERPLE_LOG, C, NH, max_pos));
+    TEST_ASSERT_EQUAL_INT(2 * 3, pe_param_count(PE_KERPLE_POWER, C, NH, max_pos));
+    TEST_ASSERT_EQUAL_INT(9 * 16, pe_param_count(PE_COPE, C, NH, max_pos));
+    TEST_ASSERT_EQUAL_INT(32, pe_position_rows(PE_T5, max_pos));
+    TEST_ASSERT_EQUAL_INT(9, pe_position_rows(PE_APE_LEARNED, max_pos));
+    TEST_ASSERT_EQUAL_INT(9, pe_position_rows(PE_COPE, max_pos));
+    TEST_ASSERT_EQUAL_INT(0, pe_position_rows(PE_KERPLE_LOG, max_pos));
 }
 
 // The mean square of n normal draws of std s is s^2 within about sqrt(2 / n) s^2 (one standard
@@ -237,9 +324,14 @@ static void test_learned_pes_initialise_as_their_papers(void) {
             FireLayout at = fire_layout(NH);  // torch's nn.Linear: uniform within 1/sqrt(fan_in), fan_in 1 then 32
             for (int k = at.w1; k < at.w2; k++) TEST_ASSERT_TRUE(fabs(p[k]) <= 1);
             for (int k = at.w2; k < at.c; k++) TEST_ASSERT_TRUE(fabs(p[k]) <= 1 / sqrt(32.0));
-            double largest = 0;
-            for (int k = at.w2; k < at.c; k++) largest = std::max(largest, (double)fabs(p[k]));
-            TEST_ASSERT_TRUE(largest > 0.5 / sqrt(32.0));  // spread over the range, not a narrower one
+            // each of w1, b1, w2, b2 spread over its whole range, both signs: its smallest below minus
+            // half its bound and its largest above half (w1's 32 draws all above: (3/4)^32, 1e-4)
+            const int block[5] = {at.w1, at.b1, at.w2, at.b2, at.c};
+            for (int b = 0; b < 4; b++) {
+                double bound = b < 2 ? 1 : 1 / sqrt(32.0);
+                auto range = std::minmax_element(p.begin() + block[b], p.begin() + block[b + 1]);
+                TEST_ASSERT_TRUE(*range.first < -bound / 2 && *range.second > bound / 2);
+            }
         }
         if (kind == PE_COPE)  // no bias at any contextual position
             for (float v : p) TEST_ASSERT_EQUAL_FLOAT(0.0f, v);
@@ -269,8 +361,14 @@ static void test_rope_scalings_change_the_angles_as_their_papers(void) {
     double ramp = (40 / (2 * M_PI) - 1) / 31;
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 100 * ((1 - ramp) / s + ramp), angle(ROPE_YARN, 0, 100));
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, angle(ROPE_PI, 7, 100), angle(ROPE_YARN, 7, 100));  // r < 1: wholly interpolated
+    // r > 32: wholly left alone, the ramp held at 1 (pair 0 at L = 1000, r = 159: theta_0 = 1)
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, 100.0, 100 * rope_frequency(0, rot, RopeScaling{ROPE_YARN, s, 1000}));
     PETables yarn = make_pe_tables(PE_ROPE, 64, 4, rot, 50, RopeScaling{ROPE_YARN, s, train_len});
     TEST_ASSERT_DOUBLE_WITHIN(1e-6, 0.1 * log(s) + 1, hypot(yarn.rope_cos[10 * rot / 2 + 3], yarn.rope_sin[10 * rot / 2 + 3]));
+    for (int kind : {ROPE_PI, ROPE_NTK}) {  // the magnitude is YaRN's alone: PI and NTK only turn q and k
+        PETables scaled = make_pe_tables(PE_ROPE, 64, 4, rot, 50, RopeScaling{kind, s, train_len});
+        TEST_ASSERT_DOUBLE_WITHIN(1e-6, 1.0, hypot(scaled.rope_cos[10 * rot / 2 + 3], scaled.rope_sin[10 * rot / 2 + 3]));
+    }
 }
 
 static void test_each_hook_does_nothing_for_the_other_pes(void) {
@@ -289,6 +387,10 @@ static void test_each_hook_does_nothing_for_the_other_pes(void) {
         TEST_ASSERT_EQUAL_INT_MESSAGE(pe_has_score_bias(kind), biased, PE_NAMES[p]);
         bool learns = kind == PE_T5 || kind == PE_APE_LEARNED || kind == PE_KERPLE_LOG || kind == PE_KERPLE_POWER || kind == PE_FIRE || kind == PE_COPE;
         TEST_ASSERT_EQUAL_INT_MESSAGE(learns, pe_param_count(kind, C, NH, T) > 0, PE_NAMES[p]);
+        // --pe-per-layer copies the learned values that act in attention: all but ape_learned's
+        TEST_ASSERT_EQUAL_INT_MESSAGE(learns && kind != PE_APE_LEARNED, pe_attention_has_params(kind), PE_NAMES[p]);
+        // position coupling wraps the PEs that read a token's own position: not xPos, whose decay grows for j > i
+        TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_APE || kind == PE_APE_LEARNED || kind == PE_ROPE, pe_can_couple(kind), PE_NAMES[p]);
         TEST_ASSERT_EQUAL_INT_MESSAGE(kind == PE_COPE, pe_has_context_bias(kind), PE_NAMES[p]);
         TEST_ASSERT_EQUAL_INT_MESSAGE(kind != PE_NOPE && kind != PE_COPE, pe_reads_positions(kind), PE_NAMES[p]);
     }
@@ -322,6 +424,45 @@ static void test_cope_counts_open_gates_and_interpolates_the_table(void) {
     TEST_ASSERT_EQUAL_FLOAT(0.5f * 1 + 0.5f * 3, bias[3]);  // p = 1/2
 }
 
+// A count exactly on the last row, p = npos - 1, is clamped: it reads that row alone and its gate
+// gradient is 0 (the bias no longer moves with p), not the slope toward a row past the table. Gates
+// of 1/2 count 1/2, 1, 3/2, 2 from the last key back; with npos = 2 only the last key's bias moves
+// with its count, by z1 - z0 = 2, and its count holds its own gate alone: that gate's gradient is
+// 2 (1/2)(1/2) = 1/2, the others' 0. Row 0 gets the last key's 1/2, row 1 its 1/2 and the three
+// clamped keys' 1 each. z[2], past the table, is there to show that nothing reads it.
+static void test_cope_count_on_the_last_row_is_clamped_in_the_backward(void) {
+    const float logits[4] = {0, 0, 0, 0}, z[3] = {1, 3, 1000}, dbias[4] = {1, 1, 1, 1};
+    float dlogits[4], dz[3] = {0, 0, 0};
+    cope_bias_row_backward(dlogits, dz, dbias, logits, z, 4, 2);
+    const float expected_dlogits[4] = {0, 0, 0, 0.5f}, expected_dz[3] = {0.5f, 3.5f, 0};
+    for (int j = 0; j < 4; j++) TEST_ASSERT_EQUAL_FLOAT(expected_dlogits[j], dlogits[j]);
+    for (int m = 0; m < 3; m++) TEST_ASSERT_EQUAL_FLOAT(expected_dz[m], dz[m]);
+}
+
+// The model computes z only for the rows below cope_rows_read, so no read may pass them. With every
+// gate open (sigmoid(40) is 1 in double) the first of n keys counts p = n exactly, and reads row n
+// and row n + 1 (weighted 0): the bound is n + 2. Past it z holds NaN here, which a read would show.
+static void test_cope_reads_no_row_past_cope_rows_read(void) {
+    const int n = 3, npos = 8;
+    const float logits[n] = {40, 40, 40};
+    std::vector<float> z(npos, NAN);
+    for (int m = 0; m < cope_rows_read(n, npos); m++) z[m] = (float)(m * m);
+    float bias[n];
+    cope_bias_row(bias, logits, z.data(), n, npos);
+    for (int j = 0; j < n; j++) TEST_ASSERT_EQUAL_FLOAT((n - j) * (n - j), bias[j]);  // p = n - j: row n - j
+    TEST_ASSERT_EQUAL_INT(npos, cope_rows_read(7, npos));  // never past the table
+}
+
+// The positions --dump-attention writes are the counts the bias reads: each key's from its own
+// gate to the query's, so the query's own key counts its gate alone
+static void test_cope_positions_count_from_each_key_to_the_query(void) {
+    const float logits[3] = {0, 40, -40};  // gates 1/2, 1 and 0, to double precision
+    float positions[3] = {NAN, NAN, NAN};  // each written, the query's own key's too
+    cope_positions_row(positions, logits, 3);
+    const float expected[3] = {1.5f, 1, 0};
+    for (int j = 0; j < 3; j++) TEST_ASSERT_FLOAT_WITHIN(1e-6, expected[j], positions[j]);
+}
+
 static void test_unknown_pe_is_refused_with_the_valid_ones_listed(void) {
     TEST_ASSERT_EQUAL_INT(PE_ALIBI, find_pe("alibi"));
     TEST_ASSERT_EQUAL_INT(PE_FIRE, find_pe("fire"));
@@ -333,7 +474,11 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_rope_score_depends_only_on_distance);
     RUN_TEST(test_rope_rotates_the_first_quarter_in_interleaved_pairs);
+    RUN_TEST(test_rope_dims_round_down_to_whole_pairs);
     RUN_TEST(test_cope_counts_open_gates_and_interpolates_the_table);
+    RUN_TEST(test_cope_count_on_the_last_row_is_clamped_in_the_backward);
+    RUN_TEST(test_cope_reads_no_row_past_cope_rows_read);
+    RUN_TEST(test_cope_positions_count_from_each_key_to_the_query);
     RUN_TEST(test_alibi_slopes_for_4_8_and_12_heads);
     RUN_TEST(test_alibi_bias_is_minus_slope_times_distance);
     RUN_TEST(test_t5_buckets_at_known_distances);
@@ -341,9 +486,14 @@ int main(int argc, char** argv) {
     RUN_TEST(test_ape_table_concatenates_sin_and_cos_halves);
     RUN_TEST(test_learned_ape_reads_its_table_by_position);
     RUN_TEST(test_xpos_score_is_ropes_times_a_decay_in_the_distance);
+    RUN_TEST(test_xpos_scales_are_zeta_to_the_position_over_512);
     RUN_TEST(test_xpos_scales_stay_in_floats_range_up_to_its_bound);
     RUN_TEST(test_kerple_bias_at_known_points_and_clamps);
+    RUN_TEST(test_kerple_power_bounds_r2_alone_above);
     RUN_TEST(test_fire_normalises_the_log_distance_and_runs_its_mlp);
+    RUN_TEST(test_fire_distance_zero_is_zero_where_l_and_i_are_zero);
+    RUN_TEST(test_fire_gradient_passes_the_signs_of_negative_c_and_m);
+    RUN_TEST(test_learned_pe_parameter_counts_and_position_rows);
     RUN_TEST(test_learned_pes_initialise_as_their_papers);
     RUN_TEST(test_rope_scalings_change_the_angles_as_their_papers);
     RUN_TEST(test_each_hook_does_nothing_for_the_other_pes);
