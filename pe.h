@@ -134,7 +134,9 @@ HD inline double kerple_read(PEKind k, int row, double value) {
 // every layer, as T5's table does (--pe-per-layer: one per layer). Init as torch's nn.Linear
 // (uniform, +-1/sqrt(fan_in)). The reference code adds 1e-6 to psi's denominator; here nothing,
 // so the denominator is 0 only at c' = 0 exactly, which a step's non-finite gradient then stops.
-// Parameters, flat: w1 (32) | b1 (32) | w2 (NH, 32) | b2 (NH) | c' | m.
+// Parameters, flat: w1 (32) | b1 (32) | w2 (NH, 32) | b2 (NH) | c' | m. b2 (the output layer's
+// bias, as nn.Linear has one) adds the same to every score of a head's row, which the softmax
+// cancels: its gradient is 0 and it keeps its initial values.
 
 static const int FIRE_HIDDEN = 32;
 static const double FIRE_C_INIT = 0.1, FIRE_L_UNIT = 512.0;
@@ -439,7 +441,9 @@ HD inline int digit_place(const int* tokens, const unsigned char* is_digit, int 
 
 static const int ABACUS_MAX_OFFSET = 100;
 
-inline int abacus_rows(int max_T) { return ABACUS_MAX_OFFSET + max_T; }  // a place is at most max_T
+// a place is at most max_T, so the rows read are 0 .. ABACUS_MAX_OFFSET - 2 + max_T: the table's
+// last row is never read (kept: every Abacus checkpoint holds it)
+inline int abacus_rows(int max_T) { return ABACUS_MAX_OFFSET + max_T; }
 
 // the row of the Abacus table that token t of `tokens` reads, or -1 for a token that is not a digit
 HD inline int abacus_row(const int* tokens, const unsigned char* is_digit, int t, int offset) {
