@@ -136,7 +136,7 @@ HD inline double kerple_read(PEKind k, int row, double value) {
 // so the denominator is 0 only at c' = 0 exactly, which a step's non-finite gradient then stops.
 // Parameters, flat: w1 (32) | b1 (32) | w2 (NH, 32) | b2 (NH) | c' | m. b2 (the output layer's
 // bias, as nn.Linear has one) adds the same to every score of a head's row, which the softmax
-// cancels: its gradient is 0 and it keeps its initial values.
+// cancels: it changes nothing the model computes, and its gradient is 0 but for rounding.
 
 static const int FIRE_HIDDEN = 32;
 static const double FIRE_C_INIT = 0.1, FIRE_L_UNIT = 512.0;
