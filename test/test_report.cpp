@@ -1276,6 +1276,389 @@ static void test_a_scopes_row_counts_its_dropped_columns(void) {
     fs::remove_all(dir);
 }
 
+// learned is judged by each method's own mean, a wrapped PE apart from its plain PE: nope ID 0.2
+// and nope+rand ID 0.6 (bar 0.5). nope+rand learned the task, so the task is learned and nope's
+// run is named below the bar; pooled as one PE they would average 0.4 and nothing learned it.
+static void test_a_wrapped_pe_that_learned_a_task_is_judged_apart_from_its_plain_pe(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5, "tiny", 0.2, &PLAIN);
+    write_run(dir + "/copy-nope-rand", "copy", "nope", 1, 0.5, "tiny", 0.6, &RANDOM_POSITIONS);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("(ID accuracy < 0.500): nope seed 1 (0.200).") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// the summary lists MRRs best first even where they differ by less than a thousandth (0.5004
+// ahead of 0.5000, though both print as 0.500): only differences below 1e-9 count as ties
+static void test_mrrs_a_ten_thousandth_apart_are_listed_best_first(void) {
+    Mrr m;
+    m.of_method = {0.5, 0.5004};
+    m.columns = 1;
+    TEST_ASSERT_EQUAL_STRING("ape 0.500  nope 0.500", mrr_line(m, {{PE_NOPE, ""}, {PE_APE, ""}}).c_str());
+}
+
+// the draws are seeded: the same columns drawn again give the same shares and intervals to the
+// last bit, so a sweep always gives the same report
+static void test_the_same_columns_drawn_again_give_the_same_draws(void) {
+    std::vector<Column> c = {column("a", 1, {1.0, 0.0}), column("a", 2, {0.0, 1.0}), column("b", 1, {1.0, 0.0})};
+    for (bool redraw_tasks : {false, true}) {
+        Redrawn r1 = redraw_columns(c, 2, redraw_tasks), r2 = redraw_columns(c, 2, redraw_tasks);
+        for (size_t k = 0; k < 2; k++) {
+            TEST_ASSERT_TRUE(r1.first[k] == r2.first[k]);
+            TEST_ASSERT_TRUE(r1.lo[k] == r2.lo[k]);
+            TEST_ASSERT_TRUE(r1.hi[k] == r2.hi[k]);
+        }
+    }
+}
+
+// the interval's low end is the 5th percentile, not the 10th. One task, four seeds, A first in
+// two: A's MRR over a draw is (wins + losses / 2) / 4; P(no win) = 1/16 = 6.25% > 5%, so the 5th
+// percentile is no win (0.5), while P(at most one win) = 5/16 puts the 10th at one win (0.625).
+static void test_the_interval_starts_at_the_5th_percentile_not_the_10th(void) {
+    std::vector<Column> c = {column("a", 1, {1.0, 0.0}), column("a", 2, {1.0, 0.0}), column("a", 3, {0.0, 1.0}), column("a", 4, {0.0, 1.0})};
+    Redrawn r = redraw_columns(c, 2, false);
+    TEST_ASSERT_DOUBLE_WITHIN(MEAN_OF_FRACTIONS, 0.5, r.lo[0]);
+}
+
+// a task plot's line is each length's mean over the seeds, and every seed's dots are in its
+// method's colour: nope seeds OOD 0.2 and 0.6 -> the line at 0.4 at lengths 5-6; 2 x 5 dots in
+// place 0's colour (ID 1.0 at lengths 2-4)
+static void test_a_task_plot_line_is_the_mean_over_seeds_and_dots_take_the_methods_colour(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.2);
+    write_run(dir + "/copy-nope-s2", "copy", "nope", 2, 0.6);
+    write_report(dir);
+    std::string svg = read_text(dir + "/copy.svg");
+    SvgPlot axis(1.5, 6.5, "");
+    std::string mean_line;
+    for (int length = 2; length <= 6; length++) mean_line += format_text("%.1f,%.1f ", axis.x(length), axis.y(length <= 4 ? 1.0 : 0.4));
+    TEST_ASSERT_MESSAGE(svg.find("stroke=\"" + std::string(plot_color(0)) + "\" points=\"" + mean_line + "\"") != std::string::npos, svg.c_str());
+    TEST_ASSERT_EQUAL_INT(10, count_of(svg, "fill=\"" + std::string(plot_color(0)) + "\" fill-opacity=\"0.3\""));
+    fs::remove_all(dir);
+}
+
+// each bar of mrr.svg is in its method's colour, the colour of its lines in the task plots
+static void test_mrr_bars_take_their_methods_colour(void) {
+    Mrr m;
+    m.of_method = {0.75, 0.5, 0.25};
+    m.columns = 1;
+    std::string svg = mrr_svg(m, {{PE_NOPE, ""}, {PE_APE, ""}, {PE_ROPE, ""}}, "t");
+    for (size_t k = 0; k < 3; k++) TEST_ASSERT_EQUAL_INT_MESSAGE(1, count_of(svg, "fill=\"" + std::string(plot_color(k)) + "\"/>"), svg.c_str());
+}
+
+// one all-tied column is enough for the row without it: copy ranks rope, alibi, t5, ape, nope
+// (OOD 0.1 x place) and copy_rdc ties every PE at 0; without copy_rdc the MRR is copy's alone
+static void test_a_single_all_tied_column_gets_its_row_without_it(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p);
+        write_run(dir + "/copy_rdc-" + PE_NAMES[p], "copy_rdc", PE_NAMES[p], 1, 0.0);
+    }
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| **all**, without 1 all-tied column | 0.200 | 0.250 | 0.333 | 0.500 | 1.000 | 1 | 0 |\n") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// report.md of a sweep with a dropped and an all-tied column: copy seed 1 ties every PE at 0,
+// copy seed 2 ranks them by OOD 0.1 x place, copy_rdc's one seed lacks rope (dropped)
+static std::string report_with_a_dropped_and_an_all_tied_column(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.0);
+        write_run(dir + "/copy-" + PE_NAMES[p] + "-s2", "copy", PE_NAMES[p], 2, 0.1 * p);
+        if (p != PE_ROPE) write_run(dir + "/copy_rdc-" + PE_NAMES[p], "copy_rdc", PE_NAMES[p], 1, 0.1 * p);
+    }
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    fs::remove_all(dir);
+    return md;
+}
+
+// the MRR section's note counts the all-tied columns among the ranked ones (1 of 2, the dropped
+// column not among them) and names the method the tie-break favours: nope, listed first
+static void test_the_all_tied_note_counts_ranked_columns_and_names_the_first_listed_method(void) {
+    std::string md = report_with_a_dropped_and_an_all_tied_column();
+    TEST_ASSERT_MESSAGE(md.find("1 of the 2 ranked columns are all tied") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("handing nope a free 1") != std::string::npos, md.c_str());
+}
+
+// the note's count of tasks is of every task with a finished run, a task whose columns were all
+// dropped included (copy_rdc, learned), as the unlearned tasks it counts are
+static void test_the_unlearned_note_counts_every_task(void) {
+    std::string md = report_with_a_dropped_and_an_all_tied_column();
+    TEST_ASSERT_MESSAGE(md.find("0 of the 2 tasks were learned by no PE") != std::string::npos, md.c_str());
+}
+
+// a task table counts its own all-tied columns: copy's seed 1 of its 2
+static void test_a_task_table_counts_its_all_tied_columns(void) {
+    std::string md = report_with_a_dropped_and_an_all_tied_column();
+    TEST_ASSERT_MESSAGE(md.find("### copy\n\nID (valid) lengths 2-4, OOD (test) lengths 5-6; seeds with a finished run of every method: 2, 1 of them "
+                                "all tied") != std::string::npos,
+                        md.c_str());
+}
+
+// "How sure" counts the tasks that have a ranked column (copy; copy_rdc was dropped), and the
+// MRR table has a row per family (copy_rdc is of family copy), not per task
+static void test_how_sure_counts_ranked_tasks_and_the_mrr_table_rows_are_families(void) {
+    std::string md = report_with_a_dropped_and_an_all_tied_column();
+    TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 1 tasks) |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family copy |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| family copy_rdc") == std::string::npos, md.c_str());
+}
+
+// "How sure" draws the tasks some PE learned apart only when they have two ranked columns:
+// copy (learned, one seed) and copy_rdc (ID 0.2, not learned, one seed) draw only all columns
+static void test_one_learned_column_is_not_drawn_again_apart(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p);
+        write_run(dir + "/copy_rdc-" + PE_NAMES[p], "copy_rdc", PE_NAMES[p], 1, 0.1 * p, "tiny", 0.2);
+    }
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks) |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| the tasks some PE learned (") == std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a task table counts only the ranked columns: copy_rdc's one seed lacks rope, so it is dropped:
+// no seed has every method, and alibi, though it leads that seed, is first in 0 of 0
+static void test_a_task_table_counts_only_its_ranked_columns(void) {
+    std::string md = report_with_a_dropped_and_an_all_tied_column();
+    TEST_ASSERT_MESSAGE(md.find("### copy_rdc\n\nID (valid) lengths 2-4, OOD (test) lengths 5-6; seeds with a finished run of every method: 0.\n") !=
+                            std::string::npos,
+                        md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| alibi | 0.300 | 0.300-0.300 | 1.000 | 1 | - | 0 of 0 | - |\n") != std::string::npos, md.c_str());
+}
+
+// the runs below the bar are named by method in the listed order, then by seed: nope ID 0.2 and
+// 0.3 (seeds 1, 2), alibi seed 2 ID 0.4, every other run 1.0 (the bar: 0.5)
+static void test_runs_below_the_bar_are_named_by_method_then_seed(void) {
+    std::string md = report_of_copy_runs({1, 2}, 0.5, [](int p, int seed) {
+        return p == PE_NOPE ? (seed == 1 ? 0.2 : 0.3) : p == PE_ALIBI && seed == 2 ? 0.4 : 1.0;
+    });
+    TEST_ASSERT_MESSAGE(md.find("(ID accuracy < 0.500): nope seed 1 (0.200), nope seed 2 (0.300), alibi seed 2 (0.400).") != std::string::npos,
+                        md.c_str());
+}
+
+// copy (learned) with nope and rope tied at OOD 1.0, then alibi 0.3, t5 0.2, ape 0.1; copy_rdc
+// (ID 0.2, not learned) ranked rope, alibi, t5, ape, nope (OOD 0.1 x place). Returns the summary.
+static std::string report_of_a_tie_in_a_learned_task(const std::string& dir) {
+    for (int p = 0; p < NUM_PAPER_PES; p++) {
+        write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_NOPE || p == PE_ROPE ? 1.0 : 0.1 * p);
+        write_run(dir + "/copy_rdc-" + PE_NAMES[p], "copy_rdc", PE_NAMES[p], 1, 0.1 * p, "tiny", 0.2);
+    }
+    return write_report(dir);
+}
+
+// the summary's MRR over the learned tasks with ties shared shares them: in copy nope and rope
+// each get (1 + 1/2) / 2; copy_rdc is left out
+static void test_the_summarys_learned_mrr_with_ties_shared_shares_them(void) {
+    std::string dir = temp_dir();
+    std::string summary = report_of_a_tie_in_a_learned_task(dir);
+    TEST_ASSERT_MESSAGE(summary.find("MRR over the tasks some PE learned, ties shared (1 columns): nope 0.750  rope 0.750  alibi 0.333  t5 0.250  "
+                                     "ape 0.200\n") != std::string::npos,
+                        summary.c_str());
+    fs::remove_all(dir);
+}
+
+// "How sure" labels the rows with ties shared as such: rope's MRR over both columns is 0.750 by
+// the listed order (1/2 in copy, 1 in copy_rdc) and 0.875 with ties shared (3/4, 1)
+static void test_how_sure_labels_its_rows_with_ties_shared(void) {
+    std::string dir = temp_dir();
+    report_of_a_tie_in_a_learned_task(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks) | rope | 0.750 |") != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks), ties shared | rope | 0.875 |") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a majority score of exactly 1 (every answer the same) is a fraction like any other, not refused
+static void test_a_majority_answer_score_of_exactly_1_is_read(void) {
+    std::string dir = temp_dir();
+    Wrappers w = PLAIN;
+    w.majority = 1.0;
+    write_run(dir + "/copy-nope", "copy", "nope", 1, 1.0, "tiny", 1.0, &w);
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("The most common answer, always given, scores 1.000 ID and 1.000 OOD.") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a results.json that says it evaluated anything but the best checkpoint, the latest or a
+// snapshot is refused, with the values it may have
+static void test_an_unknown_evaluated_value_is_refused(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5);
+    std::string results = read_text(dir + "/copy-nope/results.json");
+    results.insert(results.find(",\n  \"steps\""), ",\n  \"evaluated\": \"final\"");
+    write_text(dir + "/copy-nope/results.json", results);
+    TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope/results.json: \"evaluated\" is 'final' (valid: best latest snapshot)");
+    fs::remove_all(dir);
+}
+
+// a setting's plot keeps the dots of its label's numbers: copy runs with lr 0.003 and 0.001 are
+// two settings, copy [lr=0.003] and copy [lr=0.001], plotted in copy-lr-0.003.svg and copy-lr-0.001.svg
+static void test_a_settings_plot_name_keeps_the_dots_of_its_label(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope-a", "copy", "nope", 1, 0.5);
+    write_run(dir + "/copy-nope-b", "copy", "nope", 1, 0.5);
+    std::string config = read_text(dir + "/copy-nope-b/config.json");
+    config.replace(config.find("\"lr\": 0.003"), 11, "\"lr\": 0.001");
+    write_text(dir + "/copy-nope-b/config.json", config);
+    write_report(dir);
+    TEST_ASSERT_MESSAGE(fs::exists(dir + "/copy-lr-0.003.svg") && fs::exists(dir + "/copy-lr-0.001.svg"), read_text(dir + "/report.md").c_str());
+    fs::remove_all(dir);
+}
+
+// each setting's table ranks only its own columns: copy [model=tiny] has nope first (OOD 1.0 to
+// ape's 0.0), copy [model=small] ape first; in small's table one seed is ranked and nope's MRR is 1/2
+static void test_a_settings_table_ranks_only_its_own_columns(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/tiny-nope", "copy", "nope", 1, 1.0, "tiny");
+    write_run(dir + "/tiny-ape", "copy", "ape", 1, 0.0, "tiny");
+    write_run(dir + "/small-nope", "copy", "nope", 1, 0.0, "small");
+    write_run(dir + "/small-ape", "copy", "ape", 1, 1.0, "small");
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    size_t small = md.find("### copy [model=small]\n");
+    TEST_ASSERT_MESSAGE(small != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("seeds with a finished run of every method: 1.", small) != std::string::npos, md.c_str());
+    TEST_ASSERT_MESSAGE(md.find("| nope | 0.000 | 0.000-0.000 | 1.000 | 1 | 0.500 | 0 of 1 | - |\n", small) != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// with no all-tied column the summary says so, out of the ranked columns: copy seed 2 lacks rope,
+// so 1 of the 2 columns is ranked
+static void test_the_summary_counts_no_all_tied_column_among_the_ranked(void) {
+    std::string dir = temp_dir();
+    for (int p = 0; p < NUM_PAPER_PES; p++)
+        for (int seed : {1, 2})
+            if (!(p == PE_ROPE && seed == 2)) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.1 * p);
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(summary.find("all-tied columns: none of 1\n") != std::string::npos, summary.c_str());
+    fs::remove_all(dir);
+}
+
+// the wrappers of a name follow the top comment's order: abacus before coupled
+static void test_abacus_comes_before_coupled_in_a_name(void) {
+    std::string dir = temp_dir();
+    write_wrapped_run(dir + "/copy-nope", "copy", "nope", PLAIN, 1, 0.1);
+    write_wrapped_run(dir + "/copy-nope-abacus-coupled", "copy", "nope", Wrappers{0, true, "none", true}, 1, 0.9);
+    TEST_ASSERT_MESSAGE(ends_with(write_report(dir), "MRR over 1 columns: nope+abacus+coupled 1.000  nope 0.500\n"), dir.c_str());
+    fs::remove_all(dir);
+}
+
+// the header gives the model presets and the steps of the runs (tiny: 2000, small: 10000)
+static void test_the_header_gives_the_presets_and_steps(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/tiny-nope", "copy", "nope", 1, 0.5, "tiny");
+    write_run(dir + "/small-nope", "copy", "nope", 1, 0.5, "small");
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("- model presets: small, tiny; steps: 10000, 2000\n") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// a task plot's legend names only the methods run in that task, and the summary counts one plot
+// a task (three tasks, two methods): nope and ape in copy, nope alone in copy_rdc and copy_rev
+static void test_a_task_plots_legend_has_only_its_methods_and_the_summary_counts_the_plots(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5);
+    write_run(dir + "/copy-ape", "copy", "ape", 1, 0.2);
+    write_run(dir + "/copy_rdc-nope", "copy_rdc", "nope", 1, 0.5);
+    write_run(dir + "/copy_rev-nope", "copy_rev", "nope", 1, 0.5);
+    std::string summary = write_report(dir);
+    TEST_ASSERT_MESSAGE(summary.find("mrr.svg and 3 task plots\n") != std::string::npos, summary.c_str());
+    std::string svg = read_text(dir + "/copy_rdc.svg");
+    TEST_ASSERT_MESSAGE(svg.find(">nope (1 seed)</text>") != std::string::npos && svg.find(">ape (") == std::string::npos, svg.c_str());
+    fs::remove_all(dir);
+}
+
+// parity runs whose answers are half yes (valid_majority_answer 0.5, so the bar is 0.75) and
+// whose OOD majority is 0.25, the ID accuracy of each PE given; returns report.md
+static std::string report_of_parity_runs(const std::map<std::string, double>& id_of_pe) {
+    std::string dir = temp_dir();
+    Wrappers w = PLAIN;
+    w.majority = 0.5;
+    for (const auto& pe : id_of_pe) {
+        std::string run = dir + "/parity-" + pe.first;
+        write_run(run, "parity", pe.first, 1, 0.5, "tiny", pe.second, &w);
+        std::string results = read_text(run + "/results.json");
+        results.replace(results.find("\"test_majority_answer\": 0.5000"), 30, "\"test_majority_answer\": 0.2500");
+        write_text(run + "/results.json", results);
+    }
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    fs::remove_all(dir);
+    return md;
+}
+
+// the note on a task no PE learned gives the bar's ID majority score (0.5), not the OOD one (0.25)
+static void test_the_unlearned_note_gives_the_id_majority_score(void) {
+    std::string md = report_of_parity_runs({{"nope", 0.6}});
+    TEST_ASSERT_MESSAGE(md.find("(best mean ID accuracy 0.600 < 0.750, halfway from the most common answer's 0.500 to 1)") != std::string::npos,
+                        md.c_str());
+}
+
+// a run is named below the bar of its task, here 0.75 for a yes-or-no question: ape's ID 0.6
+// passes 0.5 but not that bar (nope's 1.0 learned the task)
+static void test_a_run_is_named_below_its_tasks_own_bar(void) {
+    std::string md = report_of_parity_runs({{"nope", 1.0}, {"ape", 0.6}});
+    TEST_ASSERT_MESSAGE(md.find("(ID accuracy < 0.750): ape seed 1 (0.600).") != std::string::npos, md.c_str());
+}
+
+// the summary lists the shares of draws each method leads best first. Four one-seed tasks rank
+// four PEs (rank 1..4: OOD 0.9, 0.6, 0.3, 0); ape, second everywhere, has the second MRR (1/2)
+// but leads no draw (t5 41/64, alibi 13/64, nope 10/64), so the share order is not the MRR order
+static void test_the_summary_lists_the_shares_of_first_place_best_first(void) {
+    std::string dir = temp_dir();
+    const std::vector<std::vector<std::string>> ranking = {
+        {"nope", "ape", "t5", "alibi"}, {"t5", "ape", "alibi", "nope"}, {"alibi", "ape", "t5", "nope"}, {"t5", "ape", "alibi", "nope"}};
+    for (size_t t = 0; t < ranking.size(); t++)
+        for (size_t r = 0; r < 4; r++) {
+            std::string task = "copy_" + std::to_string(t);
+            write_run(dir + "/" + task + "-" + ranking[t][r], task, ranking[t][r], 1, 0.9 - 0.3 * r);
+        }
+    std::string summary = write_report(dir);
+    std::string head = "first by MRR in 10000 draws of the tasks and their seeds (report.md, \"How sure\"): ";
+    size_t at = summary.find(head);
+    TEST_ASSERT_MESSAGE(at != std::string::npos, summary.c_str());
+    std::istringstream line(summary.substr(at + head.size(), summary.find('\n', at) - at - head.size()));
+    std::string name;
+    double share, previous = 1;
+    int methods = 0;
+    for (; line >> name >> share; methods++) {
+        TEST_ASSERT_MESSAGE(share <= previous, summary.c_str());
+        previous = share;
+    }
+    TEST_ASSERT_EQUAL_INT_MESSAGE(4, methods, summary.c_str());
+    fs::remove_all(dir);
+}
+
+// an unfinished run is listed under its task and setting: copy [model=small]
+static void test_an_unfinished_run_is_listed_with_its_setting(void) {
+    std::string dir = temp_dir();
+    write_run(dir + "/tiny-nope", "copy", "nope", 1, 0.5, "tiny");
+    write_run(dir + "/small-nope", "copy", "nope", 1, 0.5, "small");
+    write_run(dir + "/small-ape", "copy", "ape", 1, -1, "small");
+    write_report(dir);
+    std::string md = read_text(dir + "/report.md");
+    TEST_ASSERT_MESSAGE(md.find("- `small-ape`: copy [model=small], ape, seed 1\n") != std::string::npos, md.c_str());
+    fs::remove_all(dir);
+}
+
+// mrr.svg of a sweep where no column has every method says so instead of drawing bars
+static void test_mrr_plot_without_a_ranked_column_says_so(void) {
+    Mrr m;
+    m.of_method = {NAN, NAN};
+    std::string svg = mrr_svg(m, {{PE_NOPE, ""}, {PE_APE, ""}}, "t");
+    TEST_ASSERT_MESSAGE(svg.find(">no (task, seed) has a finished run of every method</text>") != std::string::npos, svg.c_str());
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_mrr_matches_a_hand_computation_with_ties_and_a_dropped_column);
@@ -1350,5 +1733,34 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_backslash_keeps_the_next_character);
     RUN_TEST(test_the_remaining_fields_added_later);
     RUN_TEST(test_a_scopes_row_counts_its_dropped_columns);
+    RUN_TEST(test_a_wrapped_pe_that_learned_a_task_is_judged_apart_from_its_plain_pe);
+    RUN_TEST(test_mrrs_a_ten_thousandth_apart_are_listed_best_first);
+    RUN_TEST(test_the_same_columns_drawn_again_give_the_same_draws);
+    RUN_TEST(test_the_interval_starts_at_the_5th_percentile_not_the_10th);
+    RUN_TEST(test_a_task_plot_line_is_the_mean_over_seeds_and_dots_take_the_methods_colour);
+    RUN_TEST(test_mrr_bars_take_their_methods_colour);
+    RUN_TEST(test_a_single_all_tied_column_gets_its_row_without_it);
+    RUN_TEST(test_the_all_tied_note_counts_ranked_columns_and_names_the_first_listed_method);
+    RUN_TEST(test_how_sure_counts_ranked_tasks_and_the_mrr_table_rows_are_families);
+    RUN_TEST(test_one_learned_column_is_not_drawn_again_apart);
+    RUN_TEST(test_a_task_table_counts_only_its_ranked_columns);
+    RUN_TEST(test_runs_below_the_bar_are_named_by_method_then_seed);
+    RUN_TEST(test_the_summarys_learned_mrr_with_ties_shared_shares_them);
+    RUN_TEST(test_a_majority_answer_score_of_exactly_1_is_read);
+    RUN_TEST(test_an_unknown_evaluated_value_is_refused);
+    RUN_TEST(test_a_settings_plot_name_keeps_the_dots_of_its_label);
+    RUN_TEST(test_the_unlearned_note_counts_every_task);
+    RUN_TEST(test_a_task_table_counts_its_all_tied_columns);
+    RUN_TEST(test_a_settings_table_ranks_only_its_own_columns);
+    RUN_TEST(test_the_summary_counts_no_all_tied_column_among_the_ranked);
+    RUN_TEST(test_abacus_comes_before_coupled_in_a_name);
+    RUN_TEST(test_the_header_gives_the_presets_and_steps);
+    RUN_TEST(test_a_task_plots_legend_has_only_its_methods_and_the_summary_counts_the_plots);
+    RUN_TEST(test_how_sure_labels_its_rows_with_ties_shared);
+    RUN_TEST(test_the_unlearned_note_gives_the_id_majority_score);
+    RUN_TEST(test_a_run_is_named_below_its_tasks_own_bar);
+    RUN_TEST(test_the_summary_lists_the_shares_of_first_place_best_first);
+    RUN_TEST(test_an_unfinished_run_is_listed_with_its_setting);
+    RUN_TEST(test_mrr_plot_without_a_ranked_column_says_so);
     return UNITY_END();
 }
