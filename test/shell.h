@@ -32,13 +32,8 @@ inline bool exists(const std::string& path) {
     return stat(path.c_str(), &st) == 0;
 }
 
-inline std::string temp_dir(void) {
-    char pattern[] = "/tmp/test_dev_XXXXXX";
-    return mkdtemp(pattern);
-}
-
 inline Result shell(const std::string& command) {
-    static std::string log = temp_dir() + "/out";
+    static std::string log = unity_temp_dir() + "/out";
     int status = system((command + " > " + log + " 2>&1").c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(log)};
 }

@@ -39,8 +39,7 @@ static std::string run_attention(std::vector<const char*> args) {
 
 // dev/attention COMMAND on dump d, written to a fresh directory; returns what it printed
 static std::string run_attention_dump(const AttentionDump& d, const char* command) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern), input = "d=" + dir + "/d.bin", out = dir + "/out";
+    std::string dir = unity_temp_dir(), input = "d=" + dir + "/d.bin", out = dir + "/out";
     write_attention_dump(dir + "/d.bin", d);
     return run_attention({command, "--out", out.c_str(), input.c_str()});
 }
@@ -154,8 +153,7 @@ static void test_a_dump_reads_back_and_a_damaged_one_is_refused(void) {
     d.C = 2;
     for (AttentionExample& e : d.examples)
         for (int k = 0; k < (d.L + 1) * e.T * d.C; k++) e.states.push_back(0.5f * k - 3);
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string path = std::string(mkdtemp(pattern)) + "/attention.bin";
+    std::string path = unity_temp_dir() + "/attention.bin";
     write_attention_dump(path, d);
     AttentionDump back = read_attention_dump(path);
     TEST_ASSERT_EQUAL_INT(3, back.NH);
@@ -201,8 +199,7 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     d.table_copies = 1, d.table_rows = 3, d.table_width = 2, d.table = {0.5f, -1, 2, 0, 0, 3};
     d.examples.push_back(one_hot_example(5, 1, 2, 2, 3, to_self));
     for (size_t k = 0; k < d.examples[0].probs.size(); k++) d.examples[0].positions.push_back(0.25f * k);
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     write_attention_dump(dir + "/v2.bin", d);
     AttentionDump back = read_attention_dump(dir + "/v2.bin");
     TEST_ASSERT_MESSAGE(back.has_positions && back.words == d.words, "header");
@@ -273,8 +270,7 @@ static void test_attends_by_query_groups_by_the_predicted_word_or_its_index(void
     TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, by_index.mass[2][7]);  // query 5 on itself, token 7
     TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, by_index.mass[2][5]);
 
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
     std::string printed = run_attention({"attends", "--out", out.c_str(), "--split", "test", in.c_str()});
@@ -320,8 +316,7 @@ static void test_attends_prints_the_most_frequent_answer_words_and_their_most_at
         }
         d.examples.push_back(e);
     }
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
     std::string printed = run_attention({"attends", "--out", out.c_str(), in.c_str()});
@@ -363,8 +358,7 @@ static void test_attention_span_bins_the_first_query_by_distance_or_position(voi
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.25, by_position.mean(1, 0, 0, 1));
     TEST_ASSERT_DOUBLE_WITHIN(1e-12, 0.75, by_position.mean(1, 0, 0, 2));
 
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
     std::string printed = run_attention({"span", "--out", out.c_str(), "--ranges", "9-9,10-12,13-20", "--edges", "0,1,2,4", in.c_str()});
@@ -451,8 +445,7 @@ static void test_cope_head_finds_the_counted_word(void) {
     TEST_ASSERT_EQUAL_INT(3 + 4 + 5 + 2 + 3 + 4 + 5 + 4 + 5, c.keys[0] + c.keys[1] + c.keys[2]);
 
     // dev/attention positions: the same numbers in its tables
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     write_attention_dump(dir + "/cope.bin", d);
     std::string out = dir + "/out", in = "counts-y=" + dir + "/cope.bin";
     std::string printed = run_attention({"positions", "--out", out.c_str(), in.c_str()});
@@ -487,8 +480,7 @@ static void test_cope_head_finds_the_counted_word(void) {
 
 // dev/attention on two hand-built dumps: the tables hold the values the measures give
 static void test_dev_attention_writes_the_tables_and_plots(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     AttentionDump self, first;
     self.L = first.L = 1, self.NH = first.NH = 1;
     for (int length : {9, 10}) {
@@ -565,8 +557,7 @@ static void test_dev_attention_scores_prints_each_bins_best_mean_and_the_largest
         row[0] = 0.1f, row[1] = 0.2f, row[2] = third, row[3] = 0.4f;
         d.examples.push_back(e);
     }
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     write_attention_dump(dir + "/d.bin", d);
     std::string out = dir + "/out", in = "x=" + dir + "/d.bin";
     std::string printed = run_attention({"scores", "--out", out.c_str(), "--edges", "0,1,2", in.c_str()});
@@ -709,8 +700,7 @@ static AttentionDump dump_attention_of(const std::string& model, const std::stri
 // rows that are distributions over keys 0..t, probabilities equal to a fresh forward pass, and
 // two heatmaps with the words on the axes
 static void test_dump_attention_of_a_trained_model(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "alibi");
     AttentionDump d = dump_attention_of(model, dir + "/att.bin");
     TEST_ASSERT_EQUAL_INT(2, d.L);
@@ -762,8 +752,7 @@ static void test_dump_attention_of_a_trained_model(void) {
 // probabilities are those of a forward at the positions evaluation draws for it (a function of
 // seed, split and example), not those at 0..n-1
 static void test_dump_attention_at_drawn_positions(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "t5", false, 64);
     AttentionDump d = dump_attention_of(model, dir + "/att.bin", true);
     RunConfig again;
@@ -796,8 +785,7 @@ static void test_dump_attention_at_drawn_positions(void) {
 // score a fresh forward gives, q·k relative to the query's own key; with APE, which adds the
 // position to the embedding, the premise fails and the points of one distance disagree.
 static void test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "rope");
     AttentionDump d = dump_attention_of(model, dir + "/att.bin");
     ScoreCurves curves = layer0_scores(d, 0);
@@ -846,8 +834,7 @@ static void test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape(v
 // sigmoid(q_t . k_k), computed here from a fresh forward's q and k, for every layer, head, query
 // and key of a valid and a test example (float storage: 1e-5 relative)
 static void check_cope_dump(bool pe_per_layer) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "cope", pe_per_layer);
     AttentionDump d = dump_attention_of(model, dir + "/att.bin");
     TEST_ASSERT_TRUE(d.has_positions);
@@ -892,8 +879,7 @@ static void test_dump_attention_of_a_per_layer_cope_model_holds_each_table(void)
 // --pe-per-layer) repeats rows 1 and 2, the rest of the model is untouched, and the checkpoint
 // loads
 static void check_table_extend(const char* pe, bool pe_per_layer) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, pe, pe_per_layer), extended = dir + "/extended.bin", said;
     {
         Capture out;
@@ -960,8 +946,7 @@ static void test_table_extend_repeats_the_buckets_before_in_t5(void) { check_tab
 static void test_table_extend_repeats_the_positions_before_in_ape_learned(void) { check_table_extend("ape_learned", false); }
 
 static void test_table_extend_refuses_a_model_without_a_table(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "alibi");
     Silence quiet;
     TEST_ASSERT_THROWS_WITH(table_extend(model, 3, 2, dir + "/x.bin"),
@@ -996,8 +981,7 @@ static std::vector<real> logits_with_values_scrambled(const std::string& model, 
 // parameter as trained), so the model's logits no longer depend on what they attend to or carry
 // (their values scrambled: the same bits), while a head not named still counts; bad lists refused
 static void test_head_ablate_silences_the_heads_named_and_no_other(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "rope"), ablated = dir + "/ablated.bin";
     {
         Silence quiet;
@@ -1056,8 +1040,7 @@ static void test_head_ablate_silences_the_heads_named_and_no_other(void) {
 // wq zero, every other parameter as trained), so a RoPE head attends evenly over the prefix, 1 /
 // (i + 1) to each key, while the other head of its layer still chooses where to look
 static void test_head_ablate_zero_query_spreads_a_rope_heads_attention_evenly(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "rope"), ablated = dir + "/no-query.bin";
     std::string said;
     {
@@ -1104,8 +1087,7 @@ static void test_head_ablate_zero_query_spreads_a_rope_heads_attention_evenly(vo
 // long example's tokens have seen more, `all` changes them. Each edit moves the tokens it names,
 // as far as it says.
 static void test_place_patch_edits_keep_their_identities(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     RunConfig c;
     Run r(&c);
     load_quietly(&r, tiny_trained_model(dir, "alibi", false, 0, "reverse"));
@@ -1184,8 +1166,7 @@ static bool writes_gold(Model* m, const std::vector<int>& tokens, int from, int 
 // from the splits' tokens: on reverse every long example is compared (its donor's answer begins
 // with its answer's first words), on copy only those whose first word is the donor's first
 static void test_place_patch_counts_the_examples_it_compares(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     // reverse: every donor shares the answer's first words; copy_cmc: almost none does (its random
     // words); copy, trained 100 steps: every donor does, and the model answers some right
     const struct { const char* task; int steps; } cases[] = {{"reverse", 4}, {"copy_cmc", 4}, {"copy", 100}};
@@ -1244,8 +1225,7 @@ static void test_place_patch_counts_the_examples_it_compares(void) {
 // without that length (as a small --valid-size can leave it) changes the probes fitted to it, not
 // the donors, so not the counts of the examples compared, as they are and of their donors
 static void test_place_patch_takes_the_donors_length_from_train_not_valid(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     RunConfig c;
     Run r(&c);
     load_quietly(&r, tiny_trained_model(dir, "alibi", false, 0, "copy", 100));
@@ -1298,8 +1278,7 @@ static void test_t5_table_says_which_buckets_training_reached(void) {
 // printed in another's place, or a head's column from another's, would show); test lengths up to
 // 20 reach the buckets past the exact ones, which cover several distances each
 static void test_t5_table_prints_each_layers_bias_by_bucket_and_head(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "t5", true, 0, "copy_cmc", 4, 20), text;
     {
         Capture out;
@@ -1339,8 +1318,7 @@ static void test_t5_table_prints_each_layers_bias_by_bucket_and_head(void) {
 // carries nothing from it to an earlier query, so in a batch of T-token examples the bias of
 // distance T-1 (seen only by <eos>'s query) gets no gradient, and T-2's does
 static void test_no_gradient_reaches_the_distance_only_eos_looks_at(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     RunConfig config;
     Run r(&config);
     {
@@ -1371,8 +1349,7 @@ static void test_no_gradient_reaches_the_distance_only_eos_looks_at(void) {
 // a run trained on lengths of its own (copy_cmc 2-5, test 6-8, not the task's defaults) is
 // tabled with its own longest sequences, and a model of another PE is refused
 static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
-    char pattern[] = "/tmp/test_analysis_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string model = tiny_trained_model(dir, "t5");
     DataConfig own, defaults;
     own.train_size = 64, own.valid_size = 30, own.test_size = 30, own.train_max = 5, own.test_max = 8;  // tiny_trained_model's

@@ -31,10 +31,7 @@ static std::string read_file(const std::string& path) {
 // captures both outputs
 static Result train(const std::string& args, const std::string& input = "", const std::string& prefix = "") {
     static std::string dir;
-    if (dir.empty()) {
-        char pattern[] = "/tmp/test_cli_XXXXXX";
-        dir = mkdtemp(pattern);
-    }
+    if (dir.empty()) dir = unity_temp_dir();
     std::ofstream(dir + "/in") << input;
     std::string command = prefix + "./train " + args + " < " + dir + "/in > " + dir + "/out 2> " + dir + "/err";
     int status = system(command.c_str());
@@ -149,8 +146,7 @@ static void test_bad_input_gets_one_error_line_and_exit_1(void) {
 // what ./train prints must reach its standard output: a full disk is an error, not exit 0; and
 // standard input that can not be read (a directory, closed) is an error, not an empty one
 static void test_output_that_can_not_be_written_is_an_error(void) {
-    char pattern[] = "/tmp/test_cli_full_XXXXXX";
-    std::string err = std::string(mkdtemp(pattern)) + "/err";
+    std::string err = unity_temp_dir() + "/err";
     auto run = [&](const std::string& command, const std::string& message) {
         int status = system((command + " 2> " + err).c_str());
         Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", read_file(err)};
@@ -165,8 +161,7 @@ static void test_output_that_can_not_be_written_is_an_error(void) {
 
 // a whole (very short) run through the binary: files, table, samples; then --load and --resume
 static void test_a_short_run_writes_its_directory_and_reloads(void) {
-    char pattern[] = "/tmp/test_cli_run_XXXXXX";
-    std::string dir = std::string(mkdtemp(pattern)) + "/run";
+    std::string dir = unity_temp_dir() + "/run";
     std::string small = " --task copy_cmc --pe alibi --steps 6 --eval-every 3 --train-size 64 --valid-size 16 --test-size 16"
                         " --train-max 5 --test-max 7 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8";
     Result r = train(small + " --sample 1 --out " + dir);
@@ -241,8 +236,7 @@ static void test_a_short_run_writes_its_directory_and_reloads(void) {
 // --keep-every N: the parameters of every Nth step in step-N.bin, which --load evaluates as that
 // step's; a new run (with --force) removes them with the rest, and a crash's temporaries go
 static void test_keep_every_keeps_each_nth_step_for_load(void) {
-    char pattern[] = "/tmp/test_cli_keep_XXXXXX";
-    std::string root = mkdtemp(pattern), dir = root + "/run";
+    std::string root = unity_temp_dir(), dir = root + "/run";
     std::string small = " --task copy_cmc --pe rope --steps 6 --eval-every 3 --train-size 64 --valid-size 16 --test-size 16"
                         " --train-max 5 --test-max 7 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --out " + dir;
     Result r = train(small + " --keep-every 2");
@@ -288,8 +282,7 @@ static void test_keep_every_keeps_each_nth_step_for_load(void) {
 // own, with the run's config.json, so that dev/report ranks it beside the sweep's runs. (The
 // run's --rope-frac 0.4 of an 8-dim head is 3.2 dims: the model line says the 2 rotated.)
 static void test_an_evaluation_with_out_writes_a_run_directory_of_its_own(void) {
-    char pattern[] = "/tmp/test_cli_eval_XXXXXX";
-    std::string root = mkdtemp(pattern), dir = root + "/run", eval = root + "/run-pi";
+    std::string root = unity_temp_dir(), dir = root + "/run", eval = root + "/run-pi";
     Result r = train(" --task copy_cmc --pe rope --rope-frac 0.4 --steps 4 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16"
                      " --train-max 5 --test-max 9 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --out " + dir);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
@@ -326,8 +319,7 @@ static std::string results_line(const std::string& results, const std::string& p
 // sequence computes what the run computed (the same counts); one of a single token, in a
 // one-layer model, leaves the model its token alone, and so changes them. Bad windows: one line.
 static void test_attention_window_evaluates_with_a_layer_windowed(void) {
-    char pattern[] = "/tmp/test_cli_window_XXXXXX";
-    std::string root = mkdtemp(pattern), dir = root + "/run";
+    std::string root = unity_temp_dir(), dir = root + "/run";
     Result r = train(" --task copy_cmc --pe alibi --steps 40 --eval-every 40 --train-size 64 --valid-size 16 --test-size 16"
                      " --train-max 5 --test-max 9 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --out " + dir);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.err.c_str());
@@ -379,8 +371,7 @@ static void test_attention_window_evaluates_with_a_layer_windowed(void) {
 // model reads them, so the counts differ from those at 0..n-1 (the run's own results). Given in
 // training, validation draws too: the run's results say so.
 static void test_eval_positions_drawn_evaluates_each_example_at_drawn_positions(void) {
-    char pattern[] = "/tmp/test_cli_drawn_XXXXXX";
-    std::string root = mkdtemp(pattern), dir = root + "/run";
+    std::string root = unity_temp_dir(), dir = root + "/run";
     std::string small = " --task copy_cmc --pe ape --random-positions 64 --steps 400 --eval-every 200 --train-size 256 --valid-size 32"
                         " --test-size 32 --train-max 5 --test-max 9 --layers 1 --d-model 32 --heads 2 --d-ff 64 --batch 8 --device cpu";
     Result r = train(small + " --out " + dir);
@@ -421,8 +412,7 @@ static std::string length_entry(const std::string& results, const std::string& p
 // APE's row per position) is tested on shorter lengths with the rows it has, and refused longer
 // ones; one trained with index hints, which follow the test lengths, is refused other lengths.
 static void test_load_tests_a_model_on_longer_lengths(void) {
-    char pattern[] = "/tmp/test_cli_longer_XXXXXX";
-    std::string root = mkdtemp(pattern), dir = root + "/run", longer = root + "/run-11";
+    std::string root = unity_temp_dir(), dir = root + "/run", longer = root + "/run-11";
     std::string small = " --steps 40 --eval-every 20 --train-size 64 --valid-size 16 --test-size 16 --train-max 5 --test-max 7"
                         " --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu";
     Result r = train("--task copy_cmc --pe rope" + small + " --out " + dir);
@@ -482,8 +472,7 @@ static std::vector<std::string> sampled_outputs(const Result& r) {
 // examples, with RoPE unscaled and scaled. The run has <bos>, which prompt lines do not hold,
 // and is trained 40 steps: far enough that its outputs differ from prompt to prompt.
 static void test_load_answer_decodes_prompts_as_sample_does(void) {
-    char pattern[] = "/tmp/test_cli_answer_XXXXXX";
-    std::string dir = std::string(mkdtemp(pattern)) + "/run", model = dir + "/model.bin";
+    std::string dir = unity_temp_dir() + "/run", model = dir + "/model.bin";
     std::string data = " --task sum --bos --train-size 64 --valid-size 16 --test-size 16 --train-max 4 --test-max 7";
     Result trained = train(data + " --pe rope --steps 40 --eval-every 40 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --sample 16 --out " + dir);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, trained.status, trained.err.c_str());
@@ -517,8 +506,9 @@ static void test_load_answer_decodes_prompts_as_sample_does(void) {
 // `make CXXFLAGS=...` replaces only the optimisation flags: the language standard and OpenMP,
 // without which nothing builds, stay
 static void test_make_keeps_the_required_flags_when_cxxflags_are_given(void) {
-    int status = system("make -s -B -n --no-print-directory CXXFLAGS=-O0 train test/test_pe > /tmp/test_cli_make.txt 2>&1");
-    std::string commands = read_file("/tmp/test_cli_make.txt");
+    std::string printed = unity_temp_dir() + "/make.txt";
+    int status = system(("make -s -B -n --no-print-directory CXXFLAGS=-O0 train test/test_pe > " + printed + " 2>&1").c_str());
+    std::string commands = read_file(printed);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, status, commands.c_str());
     TEST_ASSERT_MESSAGE(commands.find("-O0") != std::string::npos, commands.c_str());
     for (const char* required : {"-std=c++17", "-fopenmp"})
@@ -535,8 +525,7 @@ static void test_a_cpu_run_has_the_same_bits_built_for_the_x86_64_baseline(void)
     if (system("[ \"$(uname -m)\" = x86_64 ]") != 0) TEST_IGNORE_MESSAGE("not an x86-64 CPU");
     if (system("g++ -march=native -dM -E -x c++ /dev/null 2> /dev/null | grep -q __AVX__") != 0)
         TEST_IGNORE_MESSAGE("this CPU has no vector unit wider than the x86-64 baseline's: both builds would be the same program");
-    char pattern[] = "/tmp/test_cli_isa_XXXXXX";
-    std::string dir = mkdtemp(pattern);
+    std::string dir = unity_temp_dir();
     std::string build = "cp Makefile *.h train.cu " + dir + " && make -s -C " + dir + " NVCC= CXXFLAGS='-O3 -march=x86-64' train > " + dir + "/make.txt 2>&1";
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, system(build.c_str()), read_file(dir + "/make.txt").c_str());
     const std::string run = " --task copy_cmc --steps 30 --eval-every 30 --train-size 256 --valid-size 32 --test-size 32 --train-max 6 --test-max 8"
@@ -564,8 +553,7 @@ static const std::string STOPPABLE = " --task copy_cmc --pe t5 --steps 1200 --ev
                                      " --train-max 5 --test-max 7 --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --dropout 0.1 --threads 1";
 
 static std::string temp_run_dir(const char* name) {
-    char pattern[] = "/tmp/test_cli_stop_XXXXXX";
-    return std::string(mkdtemp(pattern)) + "/" + name;
+    return unity_temp_dir() + "/" + name;
 }
 
 // the straight run every stopped one must end up equal to, and how long it took

@@ -41,11 +41,7 @@ struct Outcome {
 // a race between workers (a fresh-clone CI run once saw a case exit 2 with nothing on stderr,
 // as the shell's `cd` does on a bad path)
 static std::string scratch_dir() {
-    static const std::string dir = [] {
-        char pattern[] = "/tmp/test_flags_XXXXXX";
-        if (!mkdtemp(pattern)) fail("test_flags: can not make a directory in /tmp: %s", strerror(errno));
-        return std::string(pattern);
-    }();
+    static const std::string dir = unity_temp_dir();
     return dir;
 }
 

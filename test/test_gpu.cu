@@ -963,8 +963,7 @@ static void test_a_gpu_checkpoint_reads_back_on_the_cpu(void) {
     for (int step = 0; step < 3; step++) step_both(&s, &g, step, &gpu_loss);
     Model trained = s.cpu;
     gpu_download(&trained, g);
-    char pattern[] = "/tmp/test_gpu_XXXXXX";
-    std::string path = std::string(mkdtemp(pattern)) + "/model.bin";
+    std::string path = unity_temp_dir() + "/model.bin";
     save_checkpoint(path, trained, checkpoint_header(trained, CKPT_MODEL, "copy", "small-test"));
     Model loaded;
     model_init(&loaded, trained.config, SmallSetup::B, 1);

@@ -29,11 +29,6 @@ static Column column(const std::string& task, uint64_t seed, std::vector<double>
     return c;
 }
 
-static std::string temp_dir() {
-    char pattern[] = "/tmp/test_report_XXXXXX";
-    return mkdtemp(pattern);
-}
-
 static int count_of(const std::string& text, const std::string& part) {
     int n = 0;
     for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) n++;
@@ -165,7 +160,7 @@ static void test_equal_mrrs_are_listed_in_the_listed_order(void) {
 // An evaluation of a run's latest parameters, or of a --keep-every snapshot, is a method of its
 // own beside the best checkpoint's, not the same run twice
 static void test_latest_and_snapshot_evaluations_are_methods_of_their_own(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.1 * p);
     for (const char* evaluated : {"latest", "snapshot"}) {
         std::string run = dir + "/copy-nope-s1-" + evaluated;
@@ -423,7 +418,7 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
     // copy s1 and s2: 1.0 0.0 0.5 0.5 0.2         1 5 2 3 4   1 1/5 1/2 1/3 1/4
     // copy_rdc s1:    0.2 1.0 0.5 0.6 0.0         4 1 3 2 5   1/4 1 1/3 1/2 1/5
     // MRR: nope 9/12 = 0.750, ape 7/15 = 0.467, t5 4/9 = 0.444, alibi 7/18 = 0.389, rope 7/30 = 0.233
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     const double copy[NUM_PAPER_PES] = {1.0, 0.0, 0.5, 0.5, 0.2}, rdc[NUM_PAPER_PES] = {0.2, 1.0, 0.5, 0.6, 0.0};
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         for (int seed : {1, 2}) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, copy[p]);
@@ -474,7 +469,7 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
 }
 
 static void test_a_report_of_one_column_draws_nothing_again(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.1 * p);
     std::string summary = write_report(dir);
     TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("How sure") == std::string::npos, summary.c_str());
@@ -489,7 +484,7 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
     // paper MRR, 4 columns: nope 1, ape (2/5 + 1)/4 = 0.350, t5 (2/3 + 2/3)/4 = 0.333, alibi (1 + 1/2)/4 = 0.375,
     //                       rope (1/2 + 2/5)/4 = 0.225
     // without the 2 all-tied (addition) columns: the copy columns alone, nope 1, ape 0.2, t5 0.333, alibi 0.5, rope 0.25
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     const double copy[NUM_PAPER_PES] = {1.0, 0.0, 0.5, 0.6, 0.2};
     for (int p = 0; p < NUM_PAPER_PES; p++)
         for (int seed : {1, 2}) {
@@ -539,7 +534,7 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
 
 static void test_a_run_below_the_bar_of_a_learned_task_is_named_under_its_table(void) {
     // copy: every run learns it in distribution (ID 1) but alibi seed 2 (ID 0.2); addition: no run does
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++)
         for (int seed : {1, 2}) {
             std::string name = std::string("-") + PE_NAMES[p] + "-s" + std::to_string(seed);
@@ -569,7 +564,7 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
     // no column is all tied, so there is no row without all-tied columns
     // over the task some PE learned (copy, 2 columns): nope 0.250, ape 0.200, t5 0.333, alibi 0.500, rope 1.000
     // family copy holds no unlearned task: no extra row; family addition holds no learned one: a row of "-" over 0 columns
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     const double copy[NUM_PAPER_PES] = {0.2, 0.0, 0.5, 0.6, 1.0}, addition[NUM_PAPER_PES] = {0.0, 0.0, 0.0, 0.1, 0.0};
     for (int p = 0; p < NUM_PAPER_PES; p++)
         for (int seed : {1, 2}) {
@@ -614,7 +609,7 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
 // PE at 0.7 ID learned nothing; LEGO's at 0.8 did. Runs from before the field (copy, 0.7 ID)
 // keep the bar of 0.5.
 static void test_a_task_is_learned_halfway_from_what_the_most_common_answer_scores(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     Wrappers yes_or_no = PLAIN;
     yes_or_no.majority = 0.5;
     for (int p = 0; p < NUM_PAPER_PES; p++) {
@@ -636,7 +631,7 @@ static void test_a_task_is_learned_halfway_from_what_the_most_common_answer_scor
 
 static void test_runs_of_different_presets_are_never_ranked_against_each_other(void) {
     // tiny: nope wins; small: rope wins. Ranked together per seed, neither would be a column.
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         write_run(dir + "/tiny-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_NOPE ? 1.0 : 0.1 * p, "tiny");
         write_run(dir + "/small-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_ROPE ? 1.0 : 0.1 * p, "small");
@@ -663,7 +658,7 @@ static void test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes
     //   rank        5     3     2        4     1          (rope before fire in their tie: rope comes first in PE_NAMES)
     //   RR          1/5   1/3   1/2      1/4   1
     //   per-token   -     0.75  0.85     0.75  0.95       ((1 + OOD) / 2, as write_run writes it)
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.0);
     write_wrapped_run(dir + "/copy-rope-s1", "copy", "rope", PLAIN, 1, 0.5);
     write_wrapped_run(dir + "/copy-rope-s1-pi", "copy", "rope", PI_SCALING, 1, 0.7);
@@ -696,7 +691,7 @@ static void test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes
 //   OOD      0.5   0.3        0.9
 //   RR       1/2   1/3        1
 static void test_an_evaluation_at_drawn_positions_is_a_method_of_its_own(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/copy-fire-s1", "copy", "fire", PLAIN, 1, 0.5);
     write_wrapped_run(dir + "/copy-fire-s1-rand", "copy", "fire", RANDOM_POSITIONS, 1, 0.3);
     write_wrapped_run(dir + "/copy-fire-s1-rand-drawn", "copy", "fire", DRAWN_POSITIONS, 1, 0.9);
@@ -711,7 +706,7 @@ static void test_an_evaluation_at_drawn_positions_is_a_method_of_its_own(void) {
 // an alibi checkpoint evaluated with layer 0 windowed (--attention-window 0:20): the same
 // config.json, results with "attention_window": "0:20", a method of its own. OOD 0.2 and 0.6.
 static void test_an_evaluation_with_a_window_is_a_method_of_its_own(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/copy-alibi-s1", "copy", "alibi", PLAIN, 1, 0.2);
     write_wrapped_run(dir + "/copy-alibi-s1-window", "copy", "alibi", WINDOWED, 1, 0.6);
     std::string summary = write_report(dir);
@@ -724,7 +719,7 @@ static void test_an_evaluation_with_a_window_is_a_method_of_its_own(void) {
 static void test_wrappers_are_no_setting_of_their_own(void) {
     // nope, nope+abacus and fire+rand in two presets: the settings are told apart by model alone,
     // and each preset's column ranks all three. OOD nope 0.1, nope+abacus 0.5, fire+rand 0.9: RR 1/3, 1/2, 1.
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (const char* model : {"tiny", "small"}) {
         std::string m = model;
         write_wrapped_run(dir + "/" + m + "-nope", "copy", "nope", PLAIN, 1, 0.1, m);
@@ -753,7 +748,7 @@ static void add_config_field(const std::string& dir, const std::string& field) {
 // A sweep finished by a commit whose config.json has a new field stays one setting: runs from
 // before the field have its old value. A run that sets the field otherwise is a setting apart.
 static void check_a_field_added_later(const std::string& name, const std::string& old_value, const std::string& other_value) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/old-nope", "addition", "nope", 1, 0.1);  // without the field
     write_run(dir + "/new-ape", "addition", "ape", 1, 0.5);
     add_config_field(dir + "/new-ape", "\"" + name + "\": " + old_value);
@@ -800,7 +795,7 @@ static void check_one_setting(const std::string& dir, const std::string& name, c
 // Runs from before "precision" computed in fp32 (CPU) or tf32 (GPU), unrecorded: a tf32 run is
 // one setting with them and with fp32 runs, a bf16 run a setting apart
 static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     check_one_setting(dir, "precision", "\"tf32\"", "\"fp32\"");
     write_run(dir + "/rope-bf16", "copy", "rope", 1, 0.2);
     add_config_field(dir + "/rope-bf16", "\"precision\": \"bf16\"");
@@ -814,7 +809,7 @@ static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) 
 // Keeping snapshots changes no step of a run: runs with --keep-every, without it and from before
 // it are one setting
 static void test_keep_every_is_no_setting(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     check_one_setting(dir, "keep-every", "0", "500");
     fs::remove_all(dir);
 }
@@ -822,7 +817,7 @@ static void test_keep_every_is_no_setting(void) {
 // Fused attention computes the model simple attention computes: runs with either, and runs from
 // before the field, are one setting
 static void test_simple_and_fused_attention_are_one_setting(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     check_one_setting(dir, "attention", "\"simple\"", "\"fused\"");
     fs::remove_all(dir);
 }
@@ -831,7 +826,7 @@ static void test_simple_and_fused_attention_are_one_setting(void) {
 // `plain_ood`) as a method of its own, and its config field (`field`) makes no setting apart.
 static void check_a_wrapped_run_is_a_rival(const std::string& pe, const Wrappers& w, double plain_ood, double wrapped_ood,
                                            const std::string& mrr, const std::string& field) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/copy-" + pe + "-s1", "copy", pe, PLAIN, 1, plain_ood);
     write_wrapped_run(dir + "/copy-" + pe + "-wrapped-s1", "copy", pe, w, 1, wrapped_ood);
     std::string summary = write_report(dir);
@@ -849,7 +844,7 @@ static void test_a_coupled_run_is_a_rival_of_its_plain_pe(void) {
 }
 
 static void test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_and_its_wrapped_self_are_not(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/a/copy-fire-s1", "copy", "fire", PLAIN, 1, 0.5);
     write_wrapped_run(dir + "/a/copy-fire-rand-s1", "copy", "fire", RANDOM_POSITIONS, 1, 0.9);
     std::string summary = write_report(dir);  // two methods of one column, not one run twice
@@ -862,7 +857,7 @@ static void test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_a
 static void test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped(void) {
     // an all-tied column (every method at 0): the listed order alone ranks them, RR 1, 1/2, 1/3,
     // whatever the order of their directories (here the reverse)
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/a-fire-rand", "copy", "fire", RANDOM_POSITIONS, 1, 0.0);
     write_wrapped_run(dir + "/b-fire", "copy", "fire", PLAIN, 1, 0.0);
     write_wrapped_run(dir + "/c-nope", "copy", "nope", PLAIN, 1, 0.0);
@@ -978,7 +973,7 @@ static void test_missing_sweep_directory_is_refused(void) {
 // a report over links: a directory of links to two sweeps finds the runs of both, a run linked
 // twice counts once, and a link back up the tree does not loop
 static void test_linked_sweeps_are_followed_once(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         write_run(dir + "/a/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.1 * p);
         write_run(dir + "/b/copy_rdc-" + std::string(PE_NAMES[p]) + "-s1", "copy_rdc", PE_NAMES[p], 1, 0.1 * p);
@@ -996,13 +991,13 @@ static void test_linked_sweeps_are_followed_once(void) {
 }
 
 static void test_directory_without_runs_is_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     TEST_ASSERT_THROWS_WITH(write_report(dir), "no run directories (directories with a config.json) under");
     fs::remove_all(dir);
 }
 
 static void test_malformed_results_json_is_refused_with_its_path(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5);
     write_text(dir + "/copy-nope-s1/results.json", "{\n  \"task\": \"copy\",\n  \"pe\": \"nope\",\n  \"seed\": 1,\n  \"valid\": {\"accuracy\": ");
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: malformed JSON at line 5: expected a value");
@@ -1010,7 +1005,7 @@ static void test_malformed_results_json_is_refused_with_its_path(void) {
 }
 
 static void test_a_majority_answer_score_outside_0_to_1_is_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     Wrappers w = PLAIN;
     w.majority = 1.5;
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5, "tiny", 1.0, &w);
@@ -1019,14 +1014,14 @@ static void test_a_majority_answer_score_outside_0_to_1_is_refused(void) {
 }
 
 static void test_unknown_pe_in_a_config_is_refused_with_its_path(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-cape-s1", "copy", "cape", 1, -1);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-cape-s1/config.json: unknown positional encoding 'cape' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire cope)");
     fs::remove_all(dir);
 }
 
 static void test_the_same_run_twice_is_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/a/copy-nope-s1", "copy", "nope", 1, 0.5);
     write_run(dir + "/b/copy-nope-s1", "copy", "nope", 1, 0.5);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "a/copy-nope-s1 and b/copy-nope-s1 are the same run (copy nope, seed 1)");
@@ -1046,7 +1041,7 @@ static Column labelled(const std::string& task, const std::string& label, uint64
 // report.md of copy runs of the paper's five PEs, `seeds` each, with ID accuracy id(pe, seed)
 // (runs from before the majority field: the learned bar is 0.5)
 static std::string report_of_copy_runs(std::vector<int> seeds, double ood, const std::function<double(int, int)>& id) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++)
         for (int seed : seeds)
             write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, ood, "tiny", id(p, seed));
@@ -1111,7 +1106,7 @@ static void test_the_settings_of_a_task_are_drawn_as_tasks_apart(void) {
 
 // a run with both wrappers is named "+rand+abacus" (config.json's order of the top comment)
 static void test_rand_comes_before_abacus_in_a_name(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/copy-nope", "copy", "nope", PLAIN, 1, 0.1);
     write_wrapped_run(dir + "/copy-nope-rand-abacus", "copy", "nope", Wrappers{256, true, "none"}, 1, 0.9);
     TEST_ASSERT_MESSAGE(ends_with(write_report(dir), "MRR over 1 columns: nope+rand+abacus 1.000  nope 0.500\n"), dir.c_str());
@@ -1121,7 +1116,7 @@ static void test_rand_comes_before_abacus_in_a_name(void) {
 // the per-token mean is over the seeds that record it; the min-max is over all seeds.
 // nope seed 1 from before test_tokens (OOD 0.8), seed 2 now (OOD 0.2, per-token 0.6)
 static void test_a_method_row_mixes_old_and_new_seeds(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.8);
     write_wrapped_run(dir + "/copy-nope-s2", "copy", "nope", PLAIN, 2, 0.2);
     write_report(dir);
@@ -1132,7 +1127,7 @@ static void test_a_method_row_mixes_old_and_new_seeds(void) {
 
 // the OOD majority score is test_majority_answer's, not valid_majority_answer's
 static void test_the_ood_majority_score_is_read_from_its_own_field(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     Wrappers w = PLAIN;
     w.majority = 0.5;
     write_run(dir + "/parity-nope", "parity", "nope", 1, 0.5, "tiny", 1.0, &w);
@@ -1152,7 +1147,7 @@ static void test_a_family_ends_at_the_first_underscore(void) {
 
 // an unfinished run labels no setting
 static void test_an_unfinished_run_labels_no_setting(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/tiny-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p, "tiny");
     write_run(dir + "/small-nope", "copy", "nope", 1, -1, "small");
     write_report(dir);
@@ -1164,7 +1159,7 @@ static void test_an_unfinished_run_labels_no_setting(void) {
 // the tasks some PE learned are told apart by setting: copy [model=tiny] learned (ID 1),
 // copy [model=small] not (ID 0.2): the MRR over the learned tasks is over tiny's one column
 static void test_a_setting_no_pe_learned_is_left_out_of_the_learned_mrr(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         write_run(dir + "/tiny-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_NOPE ? 1.0 : 0.1 * p, "tiny");
         write_run(dir + "/small-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, p == PE_ROPE ? 1.0 : 0.1 * p, "small", 0.2);
@@ -1178,7 +1173,7 @@ static void test_a_setting_no_pe_learned_is_left_out_of_the_learned_mrr(void) {
 
 // "first in" follows the MRR's rule, tie-break included: nope and ape tied at 1.0, nope listed first
 static void test_first_in_gives_a_tie_to_the_method_listed_first(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     const double ood[NUM_PAPER_PES] = {1.0, 1.0, 0.5, 0.3, 0.2};
     for (int p = 0; p < NUM_PAPER_PES; p++) write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, ood[p]);
     write_report(dir);
@@ -1191,7 +1186,7 @@ static void test_first_in_gives_a_tie_to_the_method_listed_first(void) {
 // a task plot's data. One task, nope (place 0) and ape (place 1), one seed:
 // ID 1.0 at lengths 2-4, OOD 0.5 (nope) and 0.0 (ape) at 5-6; axis 1.5-6.5, training band to 4.5
 static void test_a_task_plot_draws_every_length_and_its_methods_colour(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5);
     write_run(dir + "/copy-ape", "copy", "ape", 1, 0.0);
     write_report(dir);
@@ -1229,7 +1224,7 @@ static std::string small_sweep_summary(const std::string& dir, std::string* md) 
     return summary;
 }
 static void test_the_summary_and_table_give_the_tasks_drawn_again(void) {
-    std::string dir = temp_dir(), md;
+    std::string dir = unity_temp_dir(), md;
     std::string summary = small_sweep_summary(dir, &md);
     size_t at = summary.find("first by MRR in 10000 draws of the tasks and their seeds (report.md, \"How sure\"): nope ");
     TEST_ASSERT_MESSAGE(at != std::string::npos, summary.c_str());
@@ -1243,7 +1238,7 @@ static void test_the_summary_and_table_give_the_tasks_drawn_again(void) {
 
 // a results.json whose seed is not its config.json's is refused
 static void test_results_of_another_seed_are_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5);
     std::string results = read_text(dir + "/copy-nope-s1/results.json");
     results.replace(results.find("\"seed\": 1,"), 10, "\"seed\": 2,");
@@ -1266,7 +1261,7 @@ static void test_the_remaining_fields_added_later(void) {
 
 // the ranked and dropped counts of a scope's row: copy s2 lacks rope
 static void test_a_scopes_row_counts_its_dropped_columns(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++)
         for (int seed : {1, 2})
             if (!(p == PE_ROPE && seed == 2)) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.1 * p);
@@ -1280,7 +1275,7 @@ static void test_a_scopes_row_counts_its_dropped_columns(void) {
 // and nope+rand ID 0.6 (bar 0.5). nope+rand learned the task, so the task is learned and nope's
 // run is named below the bar; pooled as one PE they would average 0.4 and nothing learned it.
 static void test_a_wrapped_pe_that_learned_a_task_is_judged_apart_from_its_plain_pe(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5, "tiny", 0.2, &PLAIN);
     write_run(dir + "/copy-nope-rand", "copy", "nope", 1, 0.5, "tiny", 0.6, &RANDOM_POSITIONS);
     write_report(dir);
@@ -1326,7 +1321,7 @@ static void test_the_interval_starts_at_the_5th_percentile_not_the_10th(void) {
 // method's colour: nope seeds OOD 0.2 and 0.6 -> the line at 0.4 at lengths 5-6; 2 x 5 dots in
 // place 0's colour (ID 1.0 at lengths 2-4)
 static void test_a_task_plot_line_is_the_mean_over_seeds_and_dots_take_the_methods_colour(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.2);
     write_run(dir + "/copy-nope-s2", "copy", "nope", 2, 0.6);
     write_report(dir);
@@ -1351,7 +1346,7 @@ static void test_mrr_bars_take_their_methods_colour(void) {
 // one all-tied column is enough for the row without it: copy ranks rope, alibi, t5, ape, nope
 // (OOD 0.1 x place) and copy_rdc ties every PE at 0; without copy_rdc the MRR is copy's alone
 static void test_a_single_all_tied_column_gets_its_row_without_it(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p);
         write_run(dir + "/copy_rdc-" + PE_NAMES[p], "copy_rdc", PE_NAMES[p], 1, 0.0);
@@ -1365,7 +1360,7 @@ static void test_a_single_all_tied_column_gets_its_row_without_it(void) {
 // report.md of a sweep with a dropped and an all-tied column: copy seed 1 ties every PE at 0,
 // copy seed 2 ranks them by OOD 0.1 x place, copy_rdc's one seed lacks rope (dropped)
 static std::string report_with_a_dropped_and_an_all_tied_column(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         write_run(dir + "/copy-" + PE_NAMES[p] + "-s1", "copy", PE_NAMES[p], 1, 0.0);
         write_run(dir + "/copy-" + PE_NAMES[p] + "-s2", "copy", PE_NAMES[p], 2, 0.1 * p);
@@ -1412,7 +1407,7 @@ static void test_how_sure_counts_ranked_tasks_and_the_mrr_table_rows_are_familie
 // "How sure" draws the tasks some PE learned apart only when they have two ranked columns:
 // copy (learned, one seed) and copy_rdc (ID 0.2, not learned, one seed) draw only all columns
 static void test_one_learned_column_is_not_drawn_again_apart(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++) {
         write_run(dir + "/copy-" + PE_NAMES[p], "copy", PE_NAMES[p], 1, 0.1 * p);
         write_run(dir + "/copy_rdc-" + PE_NAMES[p], "copy_rdc", PE_NAMES[p], 1, 0.1 * p, "tiny", 0.2);
@@ -1457,7 +1452,7 @@ static std::string report_of_a_tie_in_a_learned_task(const std::string& dir) {
 // the summary's MRR over the learned tasks with ties shared shares them: in copy nope and rope
 // each get (1 + 1/2) / 2; copy_rdc is left out
 static void test_the_summarys_learned_mrr_with_ties_shared_shares_them(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     std::string summary = report_of_a_tie_in_a_learned_task(dir);
     TEST_ASSERT_MESSAGE(summary.find("MRR over the tasks some PE learned, ties shared (1 columns): nope 0.750  rope 0.750  alibi 0.333  t5 0.250  "
                                      "ape 0.200\n") != std::string::npos,
@@ -1468,7 +1463,7 @@ static void test_the_summarys_learned_mrr_with_ties_shared_shares_them(void) {
 // "How sure" labels the rows with ties shared as such: rope's MRR over both columns is 0.750 by
 // the listed order (1/2 in copy, 1 in copy_rdc) and 0.875 with ties shared (3/4, 1)
 static void test_how_sure_labels_its_rows_with_ties_shared(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     report_of_a_tie_in_a_learned_task(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks) | rope | 0.750 |") != std::string::npos, md.c_str());
@@ -1478,7 +1473,7 @@ static void test_how_sure_labels_its_rows_with_ties_shared(void) {
 
 // a majority score of exactly 1 (every answer the same) is a fraction like any other, not refused
 static void test_a_majority_answer_score_of_exactly_1_is_read(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     Wrappers w = PLAIN;
     w.majority = 1.0;
     write_run(dir + "/copy-nope", "copy", "nope", 1, 1.0, "tiny", 1.0, &w);
@@ -1491,7 +1486,7 @@ static void test_a_majority_answer_score_of_exactly_1_is_read(void) {
 // a results.json that says it evaluated anything but the best checkpoint, the latest or a
 // snapshot is refused, with the values it may have
 static void test_an_unknown_evaluated_value_is_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5);
     std::string results = read_text(dir + "/copy-nope/results.json");
     results.insert(results.find(",\n  \"steps\""), ",\n  \"evaluated\": \"final\"");
@@ -1503,7 +1498,7 @@ static void test_an_unknown_evaluated_value_is_refused(void) {
 // a setting's plot keeps the dots of its label's numbers: copy runs with lr 0.003 and 0.001 are
 // two settings, copy [lr=0.003] and copy [lr=0.001], plotted in copy-lr-0.003.svg and copy-lr-0.001.svg
 static void test_a_settings_plot_name_keeps_the_dots_of_its_label(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope-a", "copy", "nope", 1, 0.5);
     write_run(dir + "/copy-nope-b", "copy", "nope", 1, 0.5);
     std::string config = read_text(dir + "/copy-nope-b/config.json");
@@ -1517,7 +1512,7 @@ static void test_a_settings_plot_name_keeps_the_dots_of_its_label(void) {
 // each setting's table ranks only its own columns: copy [model=tiny] has nope first (OOD 1.0 to
 // ape's 0.0), copy [model=small] ape first; in small's table one seed is ranked and nope's MRR is 1/2
 static void test_a_settings_table_ranks_only_its_own_columns(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/tiny-nope", "copy", "nope", 1, 1.0, "tiny");
     write_run(dir + "/tiny-ape", "copy", "ape", 1, 0.0, "tiny");
     write_run(dir + "/small-nope", "copy", "nope", 1, 0.0, "small");
@@ -1534,7 +1529,7 @@ static void test_a_settings_table_ranks_only_its_own_columns(void) {
 // with no all-tied column the summary says so, out of the ranked columns: copy seed 2 lacks rope,
 // so 1 of the 2 columns is ranked
 static void test_the_summary_counts_no_all_tied_column_among_the_ranked(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     for (int p = 0; p < NUM_PAPER_PES; p++)
         for (int seed : {1, 2})
             if (!(p == PE_ROPE && seed == 2)) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.1 * p);
@@ -1545,7 +1540,7 @@ static void test_the_summary_counts_no_all_tied_column_among_the_ranked(void) {
 
 // the wrappers of a name follow the top comment's order: abacus before coupled
 static void test_abacus_comes_before_coupled_in_a_name(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_wrapped_run(dir + "/copy-nope", "copy", "nope", PLAIN, 1, 0.1);
     write_wrapped_run(dir + "/copy-nope-abacus-coupled", "copy", "nope", Wrappers{0, true, "none", true}, 1, 0.9);
     TEST_ASSERT_MESSAGE(ends_with(write_report(dir), "MRR over 1 columns: nope+abacus+coupled 1.000  nope 0.500\n"), dir.c_str());
@@ -1554,7 +1549,7 @@ static void test_abacus_comes_before_coupled_in_a_name(void) {
 
 // the header gives the model presets and the steps of the runs (tiny: 2000, small: 10000)
 static void test_the_header_gives_the_presets_and_steps(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/tiny-nope", "copy", "nope", 1, 0.5, "tiny");
     write_run(dir + "/small-nope", "copy", "nope", 1, 0.5, "small");
     write_report(dir);
@@ -1566,7 +1561,7 @@ static void test_the_header_gives_the_presets_and_steps(void) {
 // a task plot's legend names only the methods run in that task, and the summary counts one plot
 // a task (three tasks, two methods): nope and ape in copy, nope alone in copy_rdc and copy_rev
 static void test_a_task_plots_legend_has_only_its_methods_and_the_summary_counts_the_plots(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/copy-nope", "copy", "nope", 1, 0.5);
     write_run(dir + "/copy-ape", "copy", "ape", 1, 0.2);
     write_run(dir + "/copy_rdc-nope", "copy_rdc", "nope", 1, 0.5);
@@ -1581,7 +1576,7 @@ static void test_a_task_plots_legend_has_only_its_methods_and_the_summary_counts
 // parity runs whose answers are half yes (valid_majority_answer 0.5, so the bar is 0.75) and
 // whose OOD majority is 0.25, the ID accuracy of each PE given; returns report.md
 static std::string report_of_parity_runs(const std::map<std::string, double>& id_of_pe) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     Wrappers w = PLAIN;
     w.majority = 0.5;
     for (const auto& pe : id_of_pe) {
@@ -1615,7 +1610,7 @@ static void test_a_run_is_named_below_its_tasks_own_bar(void) {
 // four PEs (rank 1..4: OOD 0.9, 0.6, 0.3, 0); ape, second everywhere, has the second MRR (1/2)
 // but leads no draw (t5 41/64, alibi 13/64, nope 10/64), so the share order is not the MRR order
 static void test_the_summary_lists_the_shares_of_first_place_best_first(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     const std::vector<std::vector<std::string>> ranking = {
         {"nope", "ape", "t5", "alibi"}, {"t5", "ape", "alibi", "nope"}, {"alibi", "ape", "t5", "nope"}, {"t5", "ape", "alibi", "nope"}};
     for (size_t t = 0; t < ranking.size(); t++)
@@ -1641,7 +1636,7 @@ static void test_the_summary_lists_the_shares_of_first_place_best_first(void) {
 
 // an unfinished run is listed under its task and setting: copy [model=small]
 static void test_an_unfinished_run_is_listed_with_its_setting(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_run(dir + "/tiny-nope", "copy", "nope", 1, 0.5, "tiny");
     write_run(dir + "/small-nope", "copy", "nope", 1, 0.5, "small");
     write_run(dir + "/small-ape", "copy", "ape", 1, -1, "small");

@@ -16,7 +16,7 @@
 #include "test/shell.h"
 
 static void test_a_grid_runs_reports_and_is_skipped_when_run_again(void) {
-    std::string root = temp_dir() + "/grid";
+    std::string root = unity_temp_dir() + "/grid";
     Result r = shell("dev/sweep.sh " + root + " --tasks copy,addition --pes nope,t5 --seeds 7 --jobs 2 --threads 1 --device cpu" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     for (const char* run : {"copy-nope-s7", "copy-t5-s7", "addition-nope-s7", "addition-t5-s7"}) {
@@ -49,7 +49,7 @@ static void test_a_grid_runs_reports_and_is_skipped_when_run_again(void) {
 // A run killed after its first checkpoint continues from it (--resume); one killed before any
 // checkpoint starts again. Either way the sweep ends with every run finished.
 static void test_an_interrupted_grid_resumes_and_restarts_its_runs(void) {
-    std::string root = temp_dir() + "/resume";
+    std::string root = unity_temp_dir() + "/resume";
     std::string flags = " --tasks copy --pes nope,alibi --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS;
     TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + flags).status);
     // make copy-nope look interrupted after its last checkpoint (state.bin kept, results gone)
@@ -71,7 +71,7 @@ static void test_an_interrupted_grid_resumes_and_restarts_its_runs(void) {
 // sweep.sh's list of such flags is every one flags.h reads with --resume but keeps in no
 // checkpoint, bar those the sweep sets itself.
 static void test_a_resumed_run_keeps_its_evaluation_flags(void) {
-    std::string root = temp_dir() + "/resume-flags";
+    std::string root = unity_temp_dir() + "/resume-flags";
     std::string flags = " --tasks copy --pes rope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS + " --rope-scaling pi --sample 1";
     TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + flags).status);
     TEST_ASSERT_EQUAL_INT(0, shell("rm " + root + "/copy-rope-s7/results.json").status);
@@ -96,7 +96,7 @@ static void test_a_resumed_run_keeps_its_evaluation_flags(void) {
 
 // a run that fails once it has started (here it diverges: its flags pass the check)
 static void test_a_failed_run_is_named_and_the_others_finish(void) {
-    std::string root = temp_dir() + "/failing";
+    std::string root = unity_temp_dir() + "/failing";
     Result r = shell("dev/sweep.sh " + root + " --pes nope --seeds 7 --vary --lr 1000,0.003 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "copy-nope-s7-lr1000: FAILED: train: error: step ") && contains(r.out, ": not finite ("), r.out.c_str());
@@ -108,7 +108,7 @@ static void test_a_failed_run_is_named_and_the_others_finish(void) {
 // with one line, and leave nothing behind: no run, and no line in runs.tsv that the mended
 // command would find in the way
 static void test_a_run_that_can_not_start_stops_the_sweep_before_any_run(void) {
-    std::string root = temp_dir() + "/refused";
+    std::string root = unity_temp_dir() + "/refused";
     const std::string cases[][2] = {
         {"--tasks copy,nosuch --pes nope" + SHORT_RUNS, "sweep.sh: nosuch-nope-s7 can not start: unknown task 'nosuch'"},
         // refused only once the data is made: the check makes it
@@ -121,7 +121,7 @@ static void test_a_run_that_can_not_start_stops_the_sweep_before_any_run(void) {
 // a finished run's progress line gives its test accuracy rounded to 3 places: a parity run with 7
 // test examples, 3 of them right (0.428571), reads 0.429, not the first five characters 0.428
 static void test_a_finished_run_shows_its_test_accuracy_rounded(void) {
-    std::string root = temp_dir() + "/rounded";
+    std::string root = unity_temp_dir() + "/rounded";
     Result r = shell("dev/sweep.sh " + root + " --tasks parity --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
                      " -- --steps 6 --eval-every 3 --train-size 500 --valid-size 40 --test-size 7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
@@ -134,7 +134,7 @@ static void test_a_finished_run_shows_its_test_accuracy_rounded(void) {
 // same run twice, run at once into one directory: both refused before anything runs (each case
 // with short runs, which a sweep that took them would train)
 static void test_lists_with_an_empty_or_repeated_item_are_refused(void) {
-    std::string root = temp_dir() + "/lists";
+    std::string root = unity_temp_dir() + "/lists";
     const std::string cases[][2] = {
         {"--pes nope,nope --seeds 7" + SHORT_RUNS, "sweep.sh: --pes 'nope,nope' lists 'nope' twice: it would be the same run twice"},
         {"--pes nope --seeds 7,7" + SHORT_RUNS, "sweep.sh: --seeds '7,7' lists '7' twice"},
@@ -152,7 +152,7 @@ static void test_lists_with_an_empty_or_repeated_item_are_refused(void) {
 // going would train on unwatched), waits for them to exit, and exits 143 for SIGTERM
 static void test_a_killed_sweep_stops_its_runs(void) {
     // its ./train, by a pattern that matches no shell whose command line holds the pattern itself
-    std::string root = temp_dir() + "/killed", running = "'--out [/]" + root.substr(1) + "/'";
+    std::string root = unity_temp_dir() + "/killed", running = "'--out [/]" + root.substr(1) + "/'";
     Result r = shell("{ dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report -- --steps 100000"
                      " --eval-every 100000 --train-size 500 --valid-size 40 --test-size 40 & sweep=$!;"
                      " for i in $(seq 600); do grep -qs '^device:' " + root + "/logs/copy-nope-s7.log && break; sleep 0.1; done;"
@@ -165,7 +165,7 @@ static void test_a_killed_sweep_stops_its_runs(void) {
 // A run holds a lock while it runs: a sweep that finds it held (here by flock, as another sweep on
 // the tree or a Slurm array submitted again would hold it) skips the run, says so, and starts nothing
 static void test_a_run_another_process_holds_is_skipped(void) {
-    std::string root = temp_dir() + "/locked";
+    std::string root = unity_temp_dir() + "/locked";
     Result r = shell("mkdir -p " + root + "/logs && flock " + root + "/logs/copy-nope-s7.lock dev/sweep.sh " + root +
                      " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
@@ -179,7 +179,7 @@ static void test_a_run_another_process_holds_is_skipped(void) {
 // counts its run as finished (each sweep's status lines in its own directory: shared, the
 // second's skip overwrote the first's line and the first reported its run FAILED)
 static void test_two_sweeps_of_one_tree_each_count_their_own_runs(void) {
-    std::string root = temp_dir() + "/twice", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
+    std::string root = unity_temp_dir() + "/twice", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
                                                     " -- --steps 300 --eval-every 150 --train-size 500 --valid-size 40 --test-size 40";
     Result r = shell("{ " + sweep + " > " + root + ".first 2>&1 & first=$!; "
                      "until [ -s " + root + "/logs/copy-nope-s7.log ]; do sleep 0.05; done; " +
@@ -197,7 +197,7 @@ static void test_two_sweeps_of_one_tree_each_count_their_own_runs(void) {
 // the run is finished with a warning (its results do not depend on the count), and skipped when
 // run again. Then a run resumed on 3 threads passes the check, though its log's first line says 1.
 static void test_a_resumed_run_is_checked_by_its_own_device_line(void) {
-    std::string root = temp_dir() + "/threads", log = root + "/logs/copy-nope-s7.log";
+    std::string root = unity_temp_dir() + "/threads", log = root + "/logs/copy-nope-s7.log";
     TEST_ASSERT_EQUAL_INT(0, shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS).status);
     TEST_ASSERT_EQUAL_INT(0, shell("rm " + root + "/copy-nope-s7/results.json && { echo 'device: CPU, 0 threads (an earlier attempt)' >> " + log + "; }").status);
     Result r = shell("dev/sweep.sh --run-one " + root + " 0 0 cpu");
@@ -221,7 +221,7 @@ static void put_sweep_beside_train(const std::string& repo, const std::string& b
 // warning, not failed: a run's results do not depend on its thread count, so they stand, and the
 // next sweep skips the run. Here ./train runs the real one and reports 5 threads.
 static void test_a_run_on_other_threads_is_finished_with_a_warning(void) {
-    std::string repo = temp_dir();
+    std::string repo = unity_temp_dir();
     put_sweep_beside_train(repo, "set -o pipefail\n\"$REAL_TRAIN\" \"$@\" | sed 's/^device: CPU, [0-9]* threads/device: CPU, 5 threads/'");
     std::string sweep = repo + "/dev/sweep.sh other --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS;
     Result r = shell(sweep);
@@ -238,7 +238,7 @@ static void test_a_run_on_other_threads_is_finished_with_a_warning(void) {
 // A ./train that fails (exit status 3 here) after writing its results.json failed: the sweep
 // judges a run by its exit status first, its results.json second.
 static void test_a_run_that_fails_after_its_results_failed(void) {
-    std::string repo = temp_dir();
+    std::string repo = unity_temp_dir();
     put_sweep_beside_train(repo, "for flag; do [ \"$flag\" = --check ] && exec \"$REAL_TRAIN\" \"$@\"; done\n\"$REAL_TRAIN\" \"$@\"\nexit 3");
     Result r = shell(repo + "/dev/sweep.sh late --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
@@ -250,10 +250,10 @@ static void test_a_run_that_fails_after_its_results_failed(void) {
 // K runs gets the cores divided among the K (here K = the cores: one thread each)
 static void test_runs_side_by_side_never_oversubscribe_the_cores(void) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    Result r = shell("dev/sweep.sh " + temp_dir() + "/crowded --device cpu --jobs " + std::to_string(cores) + " --threads 2" + SHORT_RUNS);
+    Result r = shell("dev/sweep.sh " + unity_temp_dir() + "/crowded --device cpu --jobs " + std::to_string(cores) + " --threads 2" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "spin against each other"), r.out.c_str());
-    std::string root = temp_dir() + "/divided";
+    std::string root = unity_temp_dir() + "/divided";
     r = shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --device cpu --no-report --jobs " + std::to_string(cores) + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, ": 1 runs, " + std::to_string(cores) + " at a time, 1 threads each, device cpu\n"), r.out.c_str());
@@ -264,7 +264,7 @@ static void test_runs_side_by_side_never_oversubscribe_the_cores(void) {
 // counted while the sweep goes (never two at once)
 static void test_a_sweep_runs_k_runs_at_a_time(void) {
     // its ./train, by a pattern that matches no shell whose command line holds the pattern itself
-    std::string root = temp_dir() + "/one-at-a-time", running = "'--out [/]" + root.substr(1) + "/'";
+    std::string root = unity_temp_dir() + "/one-at-a-time", running = "'--out [/]" + root.substr(1) + "/'";
     Result r = shell("{ dev/sweep.sh " + root + " --tasks copy --pes nope,t5 --seeds 7 --jobs 1 --threads 1 --device cpu --no-report" + SHORT_RUNS +
                      " > " + root + ".out 2>&1 & sweep=$!; most=0;"
                      " while kill -0 $sweep 2> /dev/null; do n=$(pgrep -c -f -- " + running + "); [ \"$n\" -gt $most ] && most=$n; sleep 0.02; done;"
@@ -286,7 +286,7 @@ static void test_bad_sweep_options_get_one_clear_line(void) {
         {"-- --attention-window '0:1 prompt'", "'0:1 prompt': a flag value with spaces can not be passed through a sweep"},
     };
     for (const auto& c : cases) {
-        Result r = shell("dev/sweep.sh " + temp_dir() + "/bad " + c[0]);
+        Result r = shell("dev/sweep.sh " + unity_temp_dir() + "/bad " + c[0]);
         TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, c[0]);
         TEST_ASSERT_MESSAGE(contains(r.out, c[1]) && r.out.find('\n') == r.out.size() - 1, r.out.c_str());
     }
@@ -370,7 +370,7 @@ static void test_grid_hours_multiplies_each_tasks_bench_by_its_runs(void) {
 // checked for CPU runs.
 static void test_the_slurm_script_has_one_array_task_per_run(void) {
     bool gpu_build = shell("./train --check --device gpu").status == 0;
-    std::string root = temp_dir() + "/slurm", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope,rope --seeds 1,2 --vary --dropout 0,0.1 ";
+    std::string root = unity_temp_dir() + "/slurm", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope,rope --seeds 1,2 --vary --dropout 0,0.1 ";
     std::string options = " --slurm --dry-run --sbatch --time=1:00:00 -- --steps 10";
     if (!gpu_build) {
         Result refused = shell(sweep + "--device gpu" + options);
@@ -395,7 +395,7 @@ static void test_the_slurm_script_has_one_array_task_per_run(void) {
 // each value, in the order given), and by default the paper's: copy with its five PEs and three
 // seeds (Slurm dry runs: runs.tsv written, nothing trained)
 static void test_a_grid_is_every_combination_of_its_axes_and_the_papers_by_default(void) {
-    std::string root = temp_dir() + "/axes";
+    std::string root = unity_temp_dir() + "/axes";
     Result r = shell("dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 1 --vary --dropout 0,0.1 --vary --lr 0.001,0.002 --device cpu"
                      " --slurm --dry-run -- --steps 10");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
@@ -404,7 +404,7 @@ static void test_a_grid_is_every_combination_of_its_axes_and_the_papers_by_defau
                              "copy-nope-s1-dropout0.1-lr0.001\t--task copy --pe nope --seed 1 --dropout 0.1 --lr 0.001 --steps 10\n"
                              "copy-nope-s1-dropout0.1-lr0.002\t--task copy --pe nope --seed 1 --dropout 0.1 --lr 0.002 --steps 10\n",
                              read_file(root + "/runs.tsv").c_str());
-    root = temp_dir() + "/defaults";
+    root = unity_temp_dir() + "/defaults";
     r = shell("dev/sweep.sh " + root + " --device cpu --slurm --dry-run");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     std::string runs = read_file(root + "/runs.tsv"), names;
@@ -420,7 +420,7 @@ static void test_a_grid_is_every_combination_of_its_axes_and_the_papers_by_defau
 // name without --dropout, whose line is the start of the listed one's) is refused, with one line:
 // the finished run would be skipped as if it were the one asked for
 static void test_a_run_listed_with_other_flags_is_refused(void) {
-    std::string root = temp_dir() + "/other-flags", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 1 --device cpu --slurm --dry-run";
+    std::string root = unity_temp_dir() + "/other-flags", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 1 --device cpu --slurm --dry-run";
     TEST_ASSERT_EQUAL_INT(0, shell(sweep + " -- --steps 10 --dropout 0.1").status);
     assert_refusals(sweep, {{"-- --steps 10", "sweep.sh: " + root + " already has a run copy-nope-s1 with other flags: choose another sweep name"}});
     TEST_ASSERT_EQUAL_STRING("copy-nope-s1\t--task copy --pe nope --seed 1 --steps 10 --dropout 0.1\n", read_file(root + "/runs.tsv").c_str());
@@ -434,7 +434,7 @@ static void test_a_run_listed_with_other_flags_is_refused(void) {
 // report job waits for the job id alone; and a path that a shell would read otherwise (here one
 // holding a $) reaches sbatch as it is, quoted only in the commands the node's shell reads.
 static void test_a_slurm_sweep_is_submitted_with_its_job_id_and_paths_as_they_are(void) {
-    std::string dir = temp_dir(), root = dir + "/sweep$x";
+    std::string dir = unity_temp_dir(), root = dir + "/sweep$x";
     std::ofstream(dir + "/sbatch") << "#!/bin/sh\nprintf '%s\\n' \"$@\" >> " + dir + "/sbatch.args\necho '4242;cluster'\n";
     TEST_ASSERT_EQUAL_INT(0, shell("chmod +x " + dir + "/sbatch").status);
     Result r = shell("PATH=" + dir + ":$PATH dev/sweep.sh '" + root + "' --tasks copy --pes nope --seeds 1,2 --jobs 1 --device cpu --slurm -- --steps 10");
@@ -453,7 +453,7 @@ static void test_a_slurm_sweep_is_submitted_with_its_job_id_and_paths_as_they_ar
 // four that have positions (its Slurm dry run writes every grid's runs.tsv and trains nothing);
 // an unknown part is refused
 static void test_reproduce_lays_out_the_chomsky_part(void) {
-    std::string root = temp_dir();
+    std::string root = unity_temp_dir();
     Result r = shell("dev/reproduce.sh " + root + " chomsky --slurm --dry-run");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     const char* twelve[] = {"ch_even_pairs", "ch_modular_arithmetic", "ch_cycle_navigation", "ch_stack_manipulation",
@@ -476,7 +476,7 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
     TEST_ASSERT_FALSE(exists(root + "/chomsky/ch_parity_check"));
     TEST_ASSERT_FALSE(contains(r.out, "submitted"));
     // PES and RANDOM_PES choose the PEs: the later ones beside the paper's, and no random runs
-    std::string later = temp_dir();
+    std::string later = unity_temp_dir();
     r = shell("PES=fire,cope RANDOM_PES= TASKS=ch_bucket_sort dev/reproduce.sh " + later + " chomsky --slurm --dry-run");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     std::string runs = read_file(later + "/chomsky/ch_bucket_sort/runs.tsv");
@@ -492,7 +492,7 @@ static void test_reproduce_lays_out_the_chomsky_part(void) {
 // and left for the next call, which evaluates it (here a run trained by hand, tiny and short; a
 // Slurm dry run trains none)
 static void test_reproduce_beyond_scales_a_rope_run_once_it_has_finished(void) {
-    std::string root = temp_dir(), run = root + "/beyond/copy/copy-rope-s7", scaled = root + "/beyond/copy-scaled/copy-rope-s7-";
+    std::string root = unity_temp_dir(), run = root + "/beyond/copy/copy-rope-s7", scaled = root + "/beyond/copy-scaled/copy-rope-s7-";
     Result made = shell("./train --task copy --pe rope --seed 7 --steps 2 --eval-every 2 --train-size 64 --valid-size 16 --test-size 16 --layers 1"
                         " --d-model 16 --heads 2 --d-ff 32 --batch 8 --device cpu --threads 1 --out " + run + " > /dev/null && mv " + run +
                         "/results.json " + root);
@@ -536,7 +536,7 @@ static void dry_run_part(const std::string& env, const std::string& root, const 
 // finished run of it tested again to length 500 in TASK-500 (here one trained by hand, tiny and
 // short; a Slurm dry run trains none), a run not yet finished named and left for the next call
 static void test_reproduce_far_tests_each_finished_run_to_500(void) {
-    std::string root = temp_dir(), grid = root + "/far/ch_even_pairs";
+    std::string root = unity_temp_dir(), grid = root + "/far/ch_even_pairs";
     Result made = train_even_pairs_by_hand("nope", 2, "", grid + "/ch_even_pairs-nope-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     shell("mkdir -p " + grid + "/ch_even_pairs-fire-s7");  // started, not finished
@@ -563,7 +563,7 @@ static void test_reproduce_far_tests_each_finished_run_to_500(void) {
 // batches on the task's own flags; and far by default the nine PEs whose parameters do not grow
 // with the lengths (Slurm dry runs: nothing trained, no run finished to test to 500)
 static void test_reproduce_lays_out_the_grid_ablation_sorted_and_far_parts(void) {
-    std::string root = temp_dir();
+    std::string root = unity_temp_dir();
     Result r = shell("TASKS=copy,scan dev/reproduce.sh " + root + " grid --slurm --dry-run --pes nope --seeds 1 && "
                      "dev/reproduce.sh " + root + " ablation --slurm --dry-run --pes nope --seeds 1 && "
                      "TASKS=addition dev/reproduce.sh " + root + " sorted --slurm --dry-run --pes nope --seeds 1 && "
@@ -588,7 +588,7 @@ static void test_reproduce_lays_out_the_grid_ablation_sorted_and_far_parts(void)
 // and evaluation, for the nine PEs with positions to draw, and its finished runs tested to 500
 // so (TASK-random-500) and at 0..n-1 (TASK-random-500-counted)
 static void test_reproduce_farrandom_draws_positions_below_2048(void) {
-    std::string root = temp_dir(), grid = root + "/far/ch_even_pairs-random";
+    std::string root = unity_temp_dir(), grid = root + "/far/ch_even_pairs-random";
     Result made = train_even_pairs_by_hand("ape_learned", 2, " --random-positions 2048", grid + "/ch_even_pairs-ape_learned-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     Result r;
@@ -613,7 +613,7 @@ static void test_reproduce_farrandom_draws_positions_below_2048(void) {
 // dev/reproduce.sh's chomskydrawn part: chomsky's random-position grid evaluated with drawn
 // positions (four PEs), and each finished model evaluated again at 0..n-1 (TASK-random-drawn-counted)
 static void test_reproduce_chomskydrawn_evaluates_drawn_and_counted(void) {
-    std::string root = temp_dir(), grid = root + "/chomsky/ch_even_pairs-random-drawn";
+    std::string root = unity_temp_dir(), grid = root + "/chomsky/ch_even_pairs-random-drawn";
     Result made = train_even_pairs_by_hand("t5", 2, " --random-positions 256 --eval-positions drawn", grid + "/ch_even_pairs-t5-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     Result r;
@@ -633,7 +633,7 @@ static void test_reproduce_chomskydrawn_evaluates_drawn_and_counted(void) {
 // STEPS of each finished run tested to length 500 (here a run trained by hand, keeping every 2nd
 // of 4 steps)
 static void test_reproduce_steps_tests_each_snapshot_to_500(void) {
-    std::string root = temp_dir(), grid = root + "/steps/ch_even_pairs";
+    std::string root = unity_temp_dir(), grid = root + "/steps/ch_even_pairs";
     Result made = train_even_pairs_by_hand("nope", 4, " --keep-every 2", grid + "/ch_even_pairs-nope-s7");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, made.status, made.out.c_str());
     Result r;
@@ -659,7 +659,7 @@ static void test_reproduce_steps_tests_each_snapshot_to_500(void) {
 // a NAME with a slash is a path from the directory dev/sweep.sh is called in, not from the
 // repository's
 static void test_a_relative_sweep_path_is_the_callers(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     Result r = shell_in(dir, "dev/sweep.sh here/grid --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
     TEST_ASSERT_MESSAGE(exists(dir + "/here/grid/copy-nope-s7/results.json"), r.out.c_str());
@@ -676,7 +676,7 @@ static void test_a_relative_sweep_path_is_the_callers(void) {
 // would wrap: 256 failures would exit 0. (Its summary line stays in its own output: this
 // program's would be counted by .ci/run.)
 static void test_a_test_program_with_256_failures_exits_1(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     std::ofstream(dir + "/many.cpp") << "#include \"test/unity.h\"\n"
                                         "static void fails(void) { TEST_ASSERT(false); }\n"
                                         "int main(int argc, char** argv) {\n"
@@ -691,10 +691,42 @@ static void test_a_test_program_with_256_failures_exits_1(void) {
     TEST_ASSERT_TRUE(contains(r.out, "\n256 Tests 256 Failures 0 Ignored\nFAIL\n"));
 }
 
+// unity_temp_dir's directories go when every test passed, and stay, named, when one failed
+// (here a program's two tests each write a file in one and print its path)
+static void test_a_test_programs_files_are_removed_unless_a_test_failed(void) {
+    std::string dir = unity_temp_dir();
+    std::ofstream(dir + "/files.cpp") << "#include \"test/unity.h\"\n"
+                                         "static void writes(const char* name) {\n"
+                                         "    std::string made = unity_temp_dir();\n"
+                                         "    std::ofstream(made + \"/file\") << name;\n"
+                                         "    printf(\"made %s\\n\", made.c_str());\n"
+                                         "}\n"
+                                         "static void passes(void) { writes(\"passes\"); }\n"
+                                         "static void fails(void) { writes(\"fails\"); TEST_ASSERT(false); }\n"
+                                         "int main(int argc, char** argv) {\n"
+                                         "    UNITY_BEGIN(argc, argv);\n"
+                                         "    RUN_TEST(passes);\n"
+                                         "    RUN_TEST(fails);\n"
+                                         "    return UNITY_END();\n"
+                                         "}\n";
+    Result built = shell("g++ -std=c++17 -I. -o " + dir + "/files " + dir + "/files.cpp");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, built.status, built.out.c_str());
+    Result passed = shell(dir + "/files passes");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, passed.status, passed.out.c_str());
+    std::string made = lines(passed.out)[0].substr(strlen("made "));
+    TEST_ASSERT_MESSAGE(made.rfind("/tmp/files_", 0) == 0 && !exists(made) && !exists(made.substr(0, made.rfind('/'))), passed.out.c_str());
+    Result failed = shell(dir + "/files");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, failed.status, failed.out.c_str());
+    std::string program_files = lines(failed.out)[0].substr(strlen("made "));
+    program_files = program_files.substr(0, program_files.rfind('/'));
+    TEST_ASSERT_MESSAGE(contains(failed.out, "\nthe tests' files are kept in " + program_files + "\n"), failed.out.c_str());
+    TEST_ASSERT_EQUAL_INT(0, shell("grep -q fails " + program_files + "/*/file && grep -q passes " + program_files + "/*/file && rm -r " + program_files).status);
+}
+
 // .ci/run's line, from a `make` on the PATH that prints LOG and exits with STATUS for `make test`
 // (and lists three test programs when asked for the Makefile's TESTS): its last line
 static std::string ci_line(const std::string& log, int status) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     std::ofstream(dir + "/make") << "#!/bin/sh\nif [ \"$1\" = test ]; then cat " + dir + "/log; exit " + std::to_string(status) +
                                          "; fi\necho test/test_a test/test_b test/test_c\n";
     std::ofstream(dir + "/log") << log;
@@ -761,6 +793,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_reproduce_lays_out_the_grid_ablation_sorted_and_far_parts);
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_a_test_program_with_256_failures_exits_1);
+    RUN_TEST(test_a_test_programs_files_are_removed_unless_a_test_failed);
     RUN_TEST(test_ci_totals_every_program_the_makefile_lists);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();

@@ -29,7 +29,7 @@ static std::string parity_decoding(std::vector<std::tuple<const char*, const cha
 // right and once wrong. By count: two 1s 2 of 3 alike, three 1s 1 of 2: 3 of 5 follow their
 // count's majority. By (length, count): 2 + 1 + 1 of 5. Valid's 3 bits all 1s has its cell too.
 static void test_parity_counts_tabulates_a_decoding_by_length_and_count(void) {
-    std::string path = temp_dir() + "/decoding.txt";
+    std::string path = unity_temp_dir() + "/decoding.txt";
     std::ofstream(path) << parity_decoding({{"valid", "1 , 0 , 1", true},
                                             {"valid", "1 , 1 , 1", true},
                                             {"test", "1 , 1 , 0 , 0 , 0 , 0 , 0 , 0 , 0", true},
@@ -46,7 +46,7 @@ static void test_parity_counts_tabulates_a_decoding_by_length_and_count(void) {
 
 // a real run's model, decoded; and what is not a parity decoding is refused with one line
 static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
-    std::string root = temp_dir() + "/parity";
+    std::string root = unity_temp_dir() + "/parity";
     Result sweep = shell("dev/sweep.sh " + root + " --tasks parity,copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" + SHORT_RUNS);
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
     std::string results = read_file(root + "/parity-nope-s7/results.json");
@@ -55,7 +55,7 @@ static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
     TEST_ASSERT_MESSAGE(contains(r.out, "12 test examples: the answer is the majority answer"), r.out.c_str());
     TEST_ASSERT_EQUAL_STRING(results.c_str(), read_file(root + "/parity-nope-s7/results.json").c_str());  // the run's own, kept
 
-    std::string copy_decoding = temp_dir() + "/copy.txt";
+    std::string copy_decoding = unity_temp_dir() + "/copy.txt";
     std::ofstream(copy_decoding) << "[right] test (length 3)\n  prompt: Copy the sequence : a b c [SEP]\n";
     const std::string cases[][2] = {
         {root + "/copy-nope-s7", "is not a parity run"},
@@ -71,7 +71,7 @@ static void test_parity_counts_decodes_a_run_and_refuses_other_tasks(void) {
 // (each difference a third of the length's outputs); valid length 4 with one difference too rare
 // to list; a scratchpad's words count with the answer's
 static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
-    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::string dir = unity_temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 3 examples of each split:\n"
                            "[right] valid (length 3)\n  prompt: Copy: a a a [SEP]\n  gold:   a a a\n  model:  a a a\n"
                            "[right] test (length 5)\n  prompt: Copy: b b b b b [SEP]\n  gold:   b b b b b\n  model:  b b b b b\n"
@@ -89,11 +89,11 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
                                         "  test        5        3   0.33        5.0         4.7     0.33    0.33  -3:0.33 +0:0.33 +2:0.33\n"
                                         "  test        7        1   0.00        5.0         5.0     0.00    0.00  +0:1.00\n"),
                         r.out.c_str());
-    std::string empty = temp_dir() + "/empty.txt";
+    std::string empty = unity_temp_dir() + "/empty.txt";
     std::ofstream(empty) << "valid accuracy 1.0\n";
     const std::string cases[][2] = {
         {empty, "holds no decoded example"},
-        {temp_dir() + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
+        {unity_temp_dir() + "/nosuch", "is neither a decoding nor a run directory with a model.bin"},
         {"", "usage: dev/answer_lengths.sh"},
     };
     assert_refusals("dev/answer_lengths.sh", cases);
@@ -102,7 +102,7 @@ static void test_answer_lengths_tabulates_a_decoding_by_split_and_length(void) {
 // The decoding tools decode a run's model as it trained: with --precision bf16 and --attention
 // fused when its config.json says so (a checkpoint records neither), and with neither otherwise
 static void test_decodings_compute_in_the_runs_own_arithmetic(void) {
-    std::string bf16_fused = temp_dir() + "/bf16-fused", plain = temp_dir() + "/plain";
+    std::string bf16_fused = unity_temp_dir() + "/bf16-fused", plain = unity_temp_dir() + "/plain";
     shell("mkdir -p " + bf16_fused + " " + plain);
     std::ofstream(bf16_fused + "/config.json") << "{\n  \"precision\": \"bf16\",\n  \"attention\": \"fused\"\n}\n";
     std::ofstream(plain + "/config.json") << "{\n  \"precision\": \"fp32\",\n  \"attention\": \"simple\"\n}\n";
@@ -120,7 +120,7 @@ static void test_decodings_compute_in_the_runs_own_arithmetic(void) {
 // other model (NoPE of the second seed some distance from it: compared with NoPE, not itself), the
 // histogram of the five and a heatmap of each; without all three arguments, its usage
 static void test_analyses_dump_every_model_and_compare_them(void) {
-    std::string root = temp_dir(), sweep = root + "/sweep", out = root + "/out";
+    std::string root = unity_temp_dir(), sweep = root + "/sweep", out = root + "/out";
     Result r = shell("dev/sweep.sh " + sweep + " --tasks copy --seeds 256788 --threads 1 --device cpu --no-report" + SHORT_RUNS +
                      " && dev/sweep.sh " + sweep + " --tasks copy --pes nope --seeds 234054 --threads 1 --device cpu --no-report" +
                      SHORT_RUNS + " && dev/analyses.sh " + sweep + " copy " + out);
@@ -173,7 +173,7 @@ static void test_analyses_dump_every_model_and_compare_them(void) {
 // parity model's dump, spoilt and dated before its model.bin, is made again; a ROOT without
 // beyond/, or whose beyond/ holds no CoPE parity model, is refused
 static void test_cope_inside_looks_at_the_models_there_are(void) {
-    std::string root = temp_dir() + "/a root", out = root + "/out";
+    std::string root = unity_temp_dir() + "/a root", out = root + "/out";
     Result r = shell("./train --task ch_parity_check --pe cope --seed 256788 --threads 1 --device cpu --out '" + root +
                      "/beyond/ch_parity_check/ch_parity_check-cope-s256788'" + SHORT_RUNS.substr(3) + " > /dev/null && dev/cope_inside.sh '" +
                      root + "' '" + out + "'");
@@ -225,7 +225,7 @@ static void test_cope_inside_looks_at_the_models_there_are(void) {
 // without an <eos> (word 4, token 11) and once wrong at word 1 (token 8); valid length 5 wrong
 // at word 0 in 20 of 21 and at word 3 once, too rare to list
 static void test_first_error_places_the_first_wrong_word(void) {
-    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::string dir = unity_temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
                            "[right] valid (length 3)\n  prompt: Copy : a a a [SEP]\n  gold:   a a a\n  model:  a a a\n"
                            "[right] test (length 4)\n  prompt: Copy : b b b b [SEP]\n  gold:   b b b b\n  model:  b b b b\n"
@@ -278,7 +278,7 @@ static void test_scratchpad_steps_places_the_first_wrong_step_and_part(void) {
         {"wrong", target({steps[0], steps[1], steps[2], steps[3]}, "8")},                                 // only the answer
         {"wrong", replaced(gold, "step by step", "step step")},                                           // step 0, preamble
     };
-    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::string dir = unity_temp_dir(), path = dir + "/decoding.txt";
     std::ofstream decoding(path);
     decoding << "greedy decoding (KV cache) of the first 8 examples of each split:\n"
              << "[right] valid (length 1, scratchpad right)\n  prompt: Compute: 3 . [SEP]\n"
@@ -320,7 +320,7 @@ static void test_decoding_tools_list_a_place_that_exactly_5_percent_share(void) 
     const std::string gold = "Thinking step by step: in 3 comp 3 + sum = 3 + 0 = out 3 [ sum: 3 = 3 ] re . Thus, The answer is 3 .",
                       wrong_out = "Thinking step by step: in 3 comp 3 + sum = 3 + 0 = out 4 [ sum: 4 = 4 ] re . Thus, The answer is 4 .",
                       short_preamble = "Thinking step step: in 3 comp 3 + sum = 3 + 0 = out 4 [ sum: 4 = 4 ] re . Thus, The answer is 4 .";
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     std::ofstream decoding(dir + "/decoding.txt");
     for (int i = 0; i < 20; i++)
         decoding << "[wrong] test (length 1)\n  prompt: Compute: 3 . [SEP]\n  gold:   " << gold << "\n  model:  " << (i ? wrong_out : short_preamble) << "\n";
@@ -358,7 +358,7 @@ static std::string sort_example(const char* tag, const char* split, const std::s
 // n (8 above f, the widest step of +5-8); each item also counted by its third of the prompt's
 // places
 static void test_sort_misses_tabulates_the_items_left_out(void) {
-    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::string dir = unity_temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 3 examples of each split:\n"
                         << sort_example("right", "valid", "nmlkjihgfedcba", "abcdefghijklmn", "abcdefghijklmn")
                         << sort_example("wrong", "test", "eaac", "aace", "ac", false) << sort_example("wrong", "test", "nea", "aen", "an")
@@ -427,7 +427,7 @@ static std::string lego_example(const char* split, const std::string& signs, siz
 // 4 once. Then refusals, among them a gold that the chain does not give, and a variable asked that
 // the chain never sets (even where its gold is the -1 an unset variable would read as).
 static void test_lego_depths_tabulates_by_depth_asked(void) {
-    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::string dir = unity_temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
                         << lego_example("valid", "+-+-", 3, -1) << lego_example("valid", "+-+-", 4, -1) << lego_example("valid", "+-+-", 3, +1)
                         << lego_example("valid", "++-+", 3, +1) << lego_example("test", "-++++", 5, -1);
@@ -470,7 +470,7 @@ static void test_lego_depths_tabulates_by_depth_asked(void) {
 // answered with no digit (no window, though its first 2 sum to 0; "none") and 1 + 1 + 1 + 1
 // answered right
 static void test_sum_answers_tabulates_windows_and_offsets(void) {
-    std::string dir = temp_dir(), path = dir + "/decoding.txt";
+    std::string dir = unity_temp_dir(), path = dir + "/decoding.txt";
     std::ofstream(path) << "greedy decoding (KV cache) of the first 4 examples of each split:\n"
                         << sum_example("right", "valid", "37", 0, "The answer is 0 .") << sum_example("wrong", "valid", "37", 0, "The answer is 0 3 .")
                         << sum_example("right", "valid", "123", 6, "The answer is 6 .") << sum_example("wrong", "test", "9124", 6, "The answer is 7 .")
@@ -540,7 +540,7 @@ static std::vector<OrderRow> order_rows(const std::string& out) {
 // A parity model trained 2 steps has its bits, in brackets, reordered too: every length (4-6)
 // has orders, each answered as given.
 static void test_shuffle_answers_asks_the_model_in_other_orders(void) {
-    std::string root = temp_dir();
+    std::string root = unity_temp_dir();
     const std::string data = " --task sum --train-size 200 --valid-size 40 --test-size 40 --train-max 4 --test-max 6"
                              " --layers 1 --d-model 16 --heads 2 --d-ff 32 --batch 8 --threads 1 --device cpu";
     for (const char* steps_and_pe : {"2 --pe nope", "40 --pe rope"}) {
@@ -633,7 +633,7 @@ static std::string split_summary(const std::string& results, const std::string& 
 // differs from the row as trained, so an edit left unmade would show; other runs are refused
 // with one line
 static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
-    std::string root = temp_dir() + "/clamp";
+    std::string root = unity_temp_dir() + "/clamp";
     Result sweep = shell("dev/sweep.sh " + root + " --tasks copy --pes t5,nope --seeds 7 --threads 1 --device cpu --no-report -- --steps 150 "
                          "--eval-every 50 --train-size 2000 --valid-size 60 --test-size 60 --train-max 8 --test-max 12");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, sweep.status, sweep.out.c_str());
@@ -684,7 +684,7 @@ static void test_t5_clamp_evaluates_a_run_as_trained_and_edited(void) {
 // per-token tallies instead, --split valid valid's (over a range of one length, LO = HI); the
 // scratchpads' line is not the answers'.
 static void test_length_ranges_sums_the_tallies_of_each_range(void) {
-    std::string dir = temp_dir() + "/run-a", old = temp_dir() + "/old";
+    std::string dir = unity_temp_dir() + "/run-a", old = unity_temp_dir() + "/old";
     mkdir(dir.c_str(), 0755), mkdir(old.c_str(), 0755);
     auto tallies = [](const char* part, std::vector<std::tuple<int, int, int>> by_length) {
         std::string line = std::string("  \"") + part + "\": {\"accuracy\": 0.5, \"correct\": 0, \"total\": 0, \"by_length\": [";
@@ -708,7 +708,7 @@ static void test_length_ranges_sums_the_tallies_of_each_range(void) {
     const std::string cases[][2] = {
         {"9-5 " + dir, "'9-5' is not a range of lengths LO-HI with LO <= HI"},
         {"5-9,x " + dir, "'x' is not a range of lengths"},
-        {"5-9 " + temp_dir() + "/nosuch", "holds no results.json"},
+        {"5-9 " + unity_temp_dir() + "/nosuch", "holds no results.json"},
         {"--tokens 5-9 " + old, "has no \"test_tokens\" tallies"},
         {"--split train 5-9 " + dir, "unknown split 'train' (valid: valid test)"},
         {"5-9", "usage: dev/length_ranges.sh"},

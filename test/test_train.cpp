@@ -10,11 +10,6 @@
 #include "test/unity.h"
 
 
-static std::string temp_dir() {
-    char pattern[] = "/tmp/test_train_XXXXXX";
-    return mkdtemp(pattern);
-}
-
 // a run that takes a second or two: short copy examples, a small model
 static RunConfig small_run(const std::string& dir, int steps) {
     RunConfig c;
@@ -33,7 +28,7 @@ static RunConfig short_copy_run(int steps, int eval_every) {
     c.task = "copy";
     c.data.train_max = 8, c.data.test_max = 12, c.data.train_size = 2000, c.data.valid_size = 200, c.data.test_size = 200;
     c.steps = steps, c.batch = 32, c.eval_every = eval_every;
-    c.out = temp_dir();
+    c.out = unity_temp_dir();
     return c;
 }
 
@@ -384,7 +379,7 @@ static void test_batch_cost_counts_what_the_steps_compute(void) {
 // computes that batch's loss and gradient (its sums over rows in another order: equal to
 // rounding); batch_cost counts the rounded rows.
 static void test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did(void) {
-    RunConfig c = small_run(temp_dir(), 1);
+    RunConfig c = small_run(unity_temp_dir(), 1);
     c.dropout = 0;  // dropout's masks are drawn by place in the (B, T) buffers, which the rounding moves
     Run r(&c);
     prepare_quietly(&r);
@@ -429,7 +424,7 @@ static void test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did
 // tokens it reports are those batches' own, as batch_cost counts them.
 static void test_bench_times_whole_pools_of_the_first_steps(void) {
     for (int pool : {0, 4, 16}) {
-        RunConfig c = small_run(temp_dir(), 1);
+        RunConfig c = small_run(unity_temp_dir(), 1);
         c.bench = true, c.sort_pool = pool, c.device = "cpu";
         std::string printed;
         {
@@ -463,14 +458,14 @@ static void test_learning_rate_warms_up_from_zero_then_decays_to_lr_end(void) {
 // the run's flags reach the optimiser, and its step clips to --grad-clip and divides the loss
 // by the batch's loss_tokens (--sort-pool's pool mean; 0: the batch's own count of targets)
 static void test_a_training_step_follows_the_runs_optimiser_flags(void) {
-    RunConfig c = small_run(temp_dir(), 4);
+    RunConfig c = small_run(unity_temp_dir(), 4);
     c.weight_decay = 0.2, c.warmup_frac = 0.1;
     OptimConfig o = optim_config(c);
     TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.2, o.weight_decay);
     TEST_ASSERT_DOUBLE_WITHIN(0.0, 0.1, o.warmup_frac);
     double norms[3];
     for (int k = 0; k < 3; k++) {
-        RunConfig run = small_run(temp_dir(), 4);
+        RunConfig run = small_run(unity_temp_dir(), 4);
         run.grad_clip = k == 2 ? 0.01 : 1.0;
         Run r(&run);
         prepare_quietly(&r);
@@ -576,7 +571,7 @@ static void test_clipping_scales_the_global_norm_to_the_limit(void) {
 // checkpoints
 
 static void test_checkpoint_round_trip_gives_identical_logits(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     c.data.bos = true;  // a saved data setting that changes the vocabulary: the reload must rebuild it
     c.layers = 2, c.pe_per_layer = true;  // and a saved model setting that changes the layout: two T5 tables
@@ -612,7 +607,7 @@ static void test_checkpoint_round_trip_gives_identical_logits(void) {
 // a switch, the count of skipped steps and the best step apart from the last survive a
 // checkpoint, like every saved setting
 static void test_skip_nonfinite_and_the_skipped_count_are_saved(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     c.skip_nonfinite = true;
     Run r(&c);
@@ -636,7 +631,7 @@ static void test_skip_nonfinite_and_the_skipped_count_are_saved(void) {
 // --keep-every survives a checkpoint; a value the command line refuses, in a checkpoint whose
 // CRC-32s are right (a file edited with care), is refused when the run is rebuilt from it
 static void test_keep_every_is_saved_and_a_negative_one_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     c.keep_every = 2;
     Run r(&c);
@@ -672,7 +667,7 @@ static int saved_field(RunConfig* c, const char* name) {
 
 static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
     TEST_ASSERT_THROWS_WITH(read_checkpoint_header("/tmp"), "/tmp is a directory, not a checkpoint file");
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r(&c);
     prepare_quietly(&r);
@@ -777,7 +772,7 @@ static void test_readme_documents_this_builds_checkpoint_layout(void) {
 }
 
 static void test_loading_into_a_different_model_is_refused(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r(&c);
     prepare_quietly(&r);
@@ -799,7 +794,7 @@ static void test_loading_into_a_different_model_is_refused(void) {
 // An interrupted run, resumed from its state.bin in a fresh Run (as a new process would),
 // ends with exactly the parameters and log of a run that was never interrupted.
 static void check_resume_continues_bit_exactly(int sort_pool, bool pack, int pad_multiple, const char* precision = "tf32") {
-    std::string straight_dir = temp_dir(), resumed_dir = temp_dir();
+    std::string straight_dir = unity_temp_dir(), resumed_dir = unity_temp_dir();
     RunConfig straight = small_run(straight_dir, 12), interrupted = small_run(resumed_dir, 12);
     straight.sort_pool = interrupted.sort_pool = sort_pool;
     straight.pack = interrupted.pack = pack;
@@ -845,7 +840,7 @@ static void test_resume_continues_bit_exactly(void) {
 // written from the state, which is that best checkpoint; written first, model.bin would be a
 // step the resumed run had not reached, with no state.bin at all at the first validation
 static void test_a_run_killed_between_state_and_model_bin_resumes_with_its_best(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 12);
     Run r(&c);
     prepare_quietly(&r);
@@ -869,7 +864,7 @@ static void test_a_run_killed_between_state_and_model_bin_resumes_with_its_best(
 // so is one whose config.json, which says, is cut short or gone
 static void test_a_resume_keeps_the_run_in_or_out_of_bf16(void) {
     for (const char* trained : {"bf16", "fp32"}) {
-        RunConfig c = small_run(temp_dir(), 12);
+        RunConfig c = small_run(unity_temp_dir(), 12);
         c.precision = trained;
         Run r(&c);
         prepare_quietly(&r, 8);
@@ -902,7 +897,7 @@ static void test_a_resume_keeps_the_run_in_or_out_of_bf16(void) {
 // lists every tensor. With --skip-nonfinite the steps are counted and skipped, until too many
 // come in a row.
 static void test_a_nonfinite_step_changes_nothing_and_stops_the_run(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 40);
     Run r(&c);
     prepare_quietly(&r);
@@ -933,7 +928,7 @@ static void test_a_nonfinite_step_changes_nothing_and_stops_the_run(void) {
 
 // a parameter that is not finite is never written into a checkpoint
 static void test_a_nonfinite_parameter_is_never_saved(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r(&c);
     prepare_quietly(&r);
@@ -945,7 +940,7 @@ static void test_a_nonfinite_parameter_is_never_saved(void) {
 // resuming rewrites log.tsv without the rows after the saved step; if that write fails, the
 // old log stays whole (it used to be left empty)
 static void test_a_failed_log_rewrite_keeps_the_old_log(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     write_bytes(dir + "/log.tsv", std::vector<char>({'h', '\n', '1', '\n', '2', '\n'}));
     TEST_ASSERT_EQUAL_INT(0, mkdir((dir + "/log.tsv.tmp").c_str(), 0755) + mkdir((dir + "/log.tsv.tmp/x").c_str(), 0755));
     TEST_ASSERT_THROWS_WITH(open_log(dir + "/log.tsv", 1), "can not write " + dir + "/log.tsv.tmp: Is a directory");
@@ -959,7 +954,7 @@ static void test_a_failed_log_rewrite_keeps_the_old_log(void) {
 // a kill mid-row leaves a last row with no newline, which a resume drops whatever it holds: cut
 // inside its step number, it would read as an earlier step
 static void test_a_resume_drops_a_torn_last_row_of_the_log(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     std::string rows = "step\tloss\n1\t0.5\n2\t0.4\n3\t0.3\n";
     std::ofstream(dir + "/log.tsv") << rows << "1";  // the start of row 10, say
     fclose(open_log(dir + "/log.tsv", 3));
@@ -969,7 +964,7 @@ static void test_a_resume_drops_a_torn_last_row_of_the_log(void) {
 
 // with stdout not a terminal, evaluation prints progress lines too (at the log interval)
 static void test_evaluation_prints_progress_lines_in_a_log(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r(&c);
     prepare_quietly(&r);
@@ -994,7 +989,7 @@ static void test_a_failed_write_names_the_file_and_the_reason(void) {
 
     // a checkpoint whose rename fails (a non-empty directory stands where it goes): the error
     // names it, and its .tmp is gone
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     Run r(&c);
     prepare_quietly(&r);
@@ -1005,7 +1000,7 @@ static void test_a_failed_write_names_the_file_and_the_reason(void) {
 }
 
 static void test_model_bin_is_the_best_validation_checkpoint(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 16);
     c.eval_every = 2;
     Run r(&c);
@@ -1029,7 +1024,7 @@ static void test_model_bin_is_the_best_validation_checkpoint(void) {
 // the rule itself, on scores that move (a short run's validations may all score 0): a higher
 // accuracy replaces model.bin, an equal one later does not (the paper's trainer kept the first)
 static void test_model_bin_keeps_the_first_step_of_the_best_accuracy(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 16);
     Run r(&c);
     prepare_quietly(&r);
@@ -1046,7 +1041,7 @@ static void test_model_bin_keeps_the_first_step_of_the_best_accuracy(void) {
 
 // the debug state holds what README documents; its loss is recomputed here from its own logits
 static void test_dump_state_follows_the_documented_layout(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     c.dump_state = dir + "/state.dump";
     {
@@ -1092,7 +1087,7 @@ static void test_a_saved_run_refuses_flags_that_would_change_it(void) {
 // Per-token accuracy counts every target token and <eos> once, right where the argmax is the
 // gold token: recounted here one example at a time, after a little training (some right, some not).
 static void test_token_accuracy_counts_every_target_token_once(void) {
-    RunConfig c = small_run(temp_dir(), 24);
+    RunConfig c = small_run(unity_temp_dir(), 24);
     Run r(&c);
     prepare_quietly(&r, 24);
     Graded graded;
@@ -1136,7 +1131,7 @@ static void test_scratchpad_verdicts_are_those_of_decoding_every_example(void) {
     c.data.scratchpad = 1;  // full
     c.data.train_max = 3, c.data.test_max = 4, c.data.train_size = 16, c.data.valid_size = 40, c.data.test_size = 40;
     c.steps = 150, c.batch = 16, c.eval_every = 150;
-    c.out = temp_dir();
+    c.out = unity_temp_dir();
     TEST_ASSERT_EQUAL_STRING("full", SCRATCHPAD_FORMATS[c.data.scratchpad].name);
     Run r(&c);
     prepare_quietly(&r, INT_MAX);
@@ -1189,7 +1184,7 @@ static void test_scratchpad_verdicts_are_those_of_decoding_every_example(void) {
 // examples whose steps differ), without one the whole target (parity: Yes or No, about half).
 static void test_the_most_common_answer_score_counts_answers_not_scratchpads(void) {
     for (int scratchpad : {1, 0}) {
-        RunConfig c = small_run(temp_dir(), 1);
+        RunConfig c = small_run(unity_temp_dir(), 1);
         c.task = scratchpad ? "sum" : "parity";
         c.data.scratchpad = scratchpad;  // 1: full
         c.data.valid_size = 400, c.data.train_max = 0, c.data.test_max = 0;  // the task's own lengths
@@ -1246,7 +1241,7 @@ static void test_bf16_products_track_fp32_training(void) {
     for (const char* pe : {"t5", "rope"}) {
         std::vector<double> losses[2];
         for (int run = 0; run < 2; run++) {
-            RunConfig c = small_run(temp_dir(), 20);
+            RunConfig c = small_run(unity_temp_dir(), 20);
             c.pe = pe;
             c.precision = run == 0 ? "fp32" : "bf16";
             Run r(&c);
@@ -1270,7 +1265,7 @@ static void test_fused_attention_trains_as_simple_attention(void) {
     for (const char* pe : {"t5", "alibi", "rope"}) {
         std::vector<double> losses[2];
         for (int run = 0; run < 2; run++) {
-            RunConfig c = small_run(temp_dir(), 20);
+            RunConfig c = small_run(unity_temp_dir(), 20);
             c.pe = pe;
             c.attention = run == 0 ? ATTENTION_SIMPLE : ATTENTION_FUSED;
             Run r(&c);
@@ -1315,7 +1310,7 @@ static void test_a_short_cpu_run_on_copy_learns(void) {
 // accuracy column, state.bin's step): the steps after the last multiple would otherwise never be
 // candidates for model.bin, and a run shorter than --eval-every would end with no model.bin.
 static void test_the_last_step_is_validated_whatever_eval_every_says(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 10);  // validations every 4: steps 4, 8 and the last, 10
     Run r(&c);
     prepare_quietly(&r, INT_MAX);
@@ -1331,7 +1326,7 @@ static void test_the_last_step_is_validated_whatever_eval_every_says(void) {
     TEST_ASSERT_EQUAL_INT(10, validated[2]);
     TEST_ASSERT_EQUAL_INT(10, read_checkpoint_header(dir + "/state.bin")[R_STEP]);
 
-    RunConfig shorter = small_run(temp_dir(), 3);  // fewer steps than --eval-every 4
+    RunConfig shorter = small_run(unity_temp_dir(), 3);  // fewer steps than --eval-every 4
     Run s(&shorter);
     prepare_quietly(&s, INT_MAX);
     TEST_ASSERT_EQUAL_INT(3, read_checkpoint_header(shorter.out + "/model.bin")[R_STEP]);
@@ -1340,7 +1335,7 @@ static void test_the_last_step_is_validated_whatever_eval_every_says(void) {
 // log.tsv's lr column is the learning rate of the update its row made: update 0's is 0 (the
 // warmup starts there), and row k holds lr_at(k - 1), not the next step's
 static void test_log_tsv_gives_each_step_the_learning_rate_of_its_update(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 8);
     Run r(&c);
     prepare_quietly(&r, INT_MAX);
@@ -1376,7 +1371,7 @@ static std::string accuracy_table_text(const SplitResult& valid, const SplitResu
 // checkpoint is a state.bin (the latest step, 12) whose best step came earlier, so that
 // best_step and evaluated_step are told apart; a scratchpad task, so that its fields are written.
 static void test_a_report_gives_each_split_and_step_its_own_numbers(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 12);
     c.task = "sum", c.data.scratchpad = 1;  // full
     c.data.train_max = 3, c.data.test_max = 5, c.data.test_size = 48;  // (a size of its own: the splits score apart)
@@ -1388,7 +1383,7 @@ static void test_a_report_gives_each_split_and_step_its_own_numbers(void) {
         Silence quiet;
         load_run(&r, dir + "/state.bin");
     }
-    r.dir = temp_dir();
+    r.dir = unity_temp_dir();
     r.progress.skipped = 2;  // as a run that skipped two steps would have saved
     TEST_ASSERT_EQUAL_INT(12, r.evaluated_step);
     TEST_ASSERT_MESSAGE(r.progress.best_step != 12, "the run's best step should come before its last");
@@ -1437,7 +1432,7 @@ static void test_a_report_gives_each_split_and_step_its_own_numbers(void) {
 // header's name), which config.json, results.json and every later checkpoint name; and a resumed
 // run knows the state it started from, which a later failure's message names.
 static void test_a_resume_and_a_load_keep_the_runs_preset_and_state(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 12);
     c.model = "small";  // (its sizes, steps and rates given: as small and quick as small_run's)
     Run r(&c);
@@ -1462,7 +1457,7 @@ static void test_a_resume_and_a_load_keep_the_runs_preset_and_state(void) {
 // restores it; --load evaluates as it is told, by default unscaled and at positions 0..n-1,
 // whatever the run validated with.
 static void test_load_evaluates_unscaled_and_counted_unless_told_otherwise(void) {
-    std::string dir = temp_dir();
+    std::string dir = unity_temp_dir();
     RunConfig c = small_run(dir, 4);
     c.pe = "rope", c.random_positions = 64, c.rope_scaling = ROPE_PI, c.eval_positions = EVAL_DRAWN;
     Run r(&c);
@@ -1545,7 +1540,7 @@ static void test_stats_and_the_data_line_show_every_length(void) {
         std::string line;
         {
             Capture out;
-            std::string size = std::to_string(test_size), dir = temp_dir() + "/run";
+            std::string size = std::to_string(test_size), dir = unity_temp_dir() + "/run";
             const char* check[] = {"train", "--task", "copy", "--train-size", "400", "--valid-size", "40", "--test-size", size.c_str(),
                                    "--train-max", "6", "--test-max", "9", "--check", "--out", dir.c_str()};
             run(16, (char**)check);
