@@ -93,6 +93,37 @@ static void test_matmul_forward_matches_the_formula(void) {
     TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected.data(), out.data(), N * OC, "out");
 }
 
+// matmul_backward adds into its gradients (model.h's convention: the caller zeroes what it
+// starts): from gradients already holding values, each ends as its value plus the formula's
+// sum, added in k order after it, in full tiles and cut ones alike: the same bits
+static void test_matmul_backward_adds_into_its_gradients(void) {
+    const int N = MM_N, C = MM_C, OC = MM_OC;
+    std::vector<double> x = random_vector(N * C, 4), w = random_vector(OC * C, 5), dout = random_vector(N * OC, 6);
+    std::vector<double> dx_before = random_vector(N * C, 7), dw_before = random_vector(OC * C, 8);
+    std::vector<double> dx = dx_before, dw = dw_before, expected_dx = dx_before, expected_dw = dw_before;
+    matmul_backward(dx.data(), dw.data(), dout.data(), x.data(), w.data(), N, C, OC, PRECISION_FP32);
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++)
+            for (int o = 0; o < OC; o++) expected_dx[n * C + c] += dout[n * OC + o] * w[o * C + c];
+    for (int o = 0; o < OC; o++)
+        for (int c = 0; c < C; c++)
+            for (int n = 0; n < N; n++) expected_dw[o * C + c] += dout[n * OC + o] * x[n * C + c];
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected_dx.data(), dx.data(), N * C, "dx");
+    TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, expected_dw.data(), dw.data(), OC * C, "dweight");
+}
+
+// dot's order of sums, which fixes its bits: DOT_LANES running sums, lane l adding the
+// i = l (mod DOT_LANES), the tail past the last full group too, then the lanes added pairwise.
+// Here lane 1 holds 2^60, which swallows the 1 of i = 17 (its spacing is 256), and lane 3
+// -2^60; lane 0 gets the 1 of i = 16. Pairwise: lane 0 + lane 2 = 1, lane 1 + lane 3 = 0, so
+// 1, where a plain running sum gives 2 and a tail summed into one lane 2 as well.
+static void test_dot_sums_in_lanes_added_pairwise(void) {
+    const int n = 2 * DOT_LANES + 2;
+    std::vector<double> a(n, 0), b(n, 1);
+    a[1] = std::ldexp(1.0, 60), a[3] = -std::ldexp(1.0, 60), a[2 * DOT_LANES] = 1, a[2 * DOT_LANES + 1] = 1;
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, 1.0, dot(a.data(), b.data(), n));
+}
+
 // ----------------------------------------------------------------------------
 // constants a gradient check can not see (a forward and its backward changed alike stay
 // consistent): each against a hand computation
@@ -142,6 +173,17 @@ static void test_attention_softmax_stays_finite_for_large_scores(void) {
     std::vector<real> out(T * C), att(T * T);
     attention_forward(out.data(), att.data(), qkv.data(), nullptr, 1, nullptr, NO_DROPOUT, 0, B, T, C, NH, 0, PRECISION_FP32);
     double e0 = std::exp(-30.0), e1 = 1, e2 = std::exp(-15.0);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-6, (e0 * 1 + e1 * 2 + e2 * 3) / (e0 + e1 + e2), out[2]);
+}
+
+// and near -750 (exp underflows to 0 past -745 in double, -104 in float): weights exp(s - max)
+// again, not 0 / 0, as a max starting anywhere but -infinity (at 0, say) would give
+static void test_attention_softmax_stays_finite_for_large_negative_scores(void) {
+    const int B = 1, T = 3, C = 1, NH = 1;
+    std::vector<real> qkv = {30, -25, 1, 30, -26, 2, 30, -25.5, 3};  // scores -750, -780, -765 for query 2
+    std::vector<real> out(T * C), att(T * T);
+    attention_forward(out.data(), att.data(), qkv.data(), nullptr, 1, nullptr, NO_DROPOUT, 0, B, T, C, NH, 0, PRECISION_FP32);
+    double e0 = 1, e1 = std::exp(-30.0), e2 = std::exp(-15.0);
     TEST_ASSERT_DOUBLE_WITHIN(1e-6, (e0 * 1 + e1 * 2 + e2 * 3) / (e0 + e1 + e2), out[2]);
 }
 
@@ -276,6 +318,16 @@ static void test_dropout_keys_list_every_site_once(void) {
     TEST_ASSERT_EQUAL_INT((int)keys.size(), (int)std::set<uint32_t>(keys.begin(), keys.end()).size());
 }
 
+// sum_of_squares, the gradient norm's (clipping's), sums in chunks of 2^16 values, one thread
+// each: over two chunks and 3 values more, every value counts (squares of integers: exact sums)
+static void test_sum_of_squares_counts_every_value_of_every_chunk(void) {
+    const size_t n = 2 * 65536 + 3;
+    std::vector<double> x(n);
+    double expected = 0;
+    for (size_t i = 0; i < n; i++) x[i] = (double)(i % 5) - 2, expected += x[i] * x[i];
+    TEST_ASSERT_DOUBLE_WITHIN(0.0, expected, sum_of_squares(x.data(), n));
+}
+
 static void test_crossentropy_backward_matches_finite_differences(void) {
     const int N = 5, V = 7;
     const int targets[N] = {3, -1, 0, 6, -1};
@@ -283,6 +335,19 @@ static void test_crossentropy_backward_matches_finite_differences(void) {
     auto loss = [&] { return crossentropy_forward(z.data(), targets, N, V); };
     crossentropy_backward(dz.data(), z.data(), targets, N, V, 3);
     TEST_ASSERT_TENSOR_CLOSE(FD_ATOL, FD_RTOL, numeric_gradient(z, loss).data(), dz.data(), N * V, "dlogits");
+}
+
+// the cross-entropy subtracts each row's largest logit: logits near 1000 (exp overflows past 709)
+// give the loss log(1 + e^-1 + e^-2) + 1 of target 1 and the softmax's gradient, not infinity
+static void test_crossentropy_stays_finite_for_large_logits(void) {
+    const int V = 3;
+    const int target = 1;
+    std::vector<double> z = {1000, 999, 998}, dz(V, 0);
+    double sum = 1 + std::exp(-1.0) + std::exp(-2.0);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, std::log(sum) + 1, crossentropy_forward(z.data(), &target, 1, V));
+    crossentropy_backward(dz.data(), z.data(), &target, 1, V, 1);
+    const double expected[V] = {1 / sum, std::exp(-1.0) / sum - 1, std::exp(-2.0) / sum};
+    TEST_ASSERT_TENSOR_CLOSE(1e-12, 1e-12, expected, dz.data(), V, "dlogits");
 }
 
 // RoPE and xPos (whose scales make the backward more than the inverse rotation), at positions
@@ -621,6 +686,24 @@ static void test_model_gradient_matches_finite_differences_with_position_couplin
     }
 }
 
+// --position-coupling's positions, written out by hand for TinyBatch with digits 5, 6 and 7:
+// each token at its sequence's start (training's draw: 3 for row 0, 0 for row 1) plus its place
+// in its run of digits (1, 2, ...; 0 for a token that is not a digit)
+static void test_position_coupling_starts_each_row_at_its_offset(void) {
+    TinyBatch batch;
+    const int starts[TinyBatch::B] = {3, 0};
+    const int expected[TinyBatch::B * TinyBatch::T] = {3, 3, 4, 5, 6, 3, 3,   // 3 4 [5 6 7] 8 9
+                                                       0, 0, 1, 2, 0, 0, 0};  // 2 10 [5 5] 1 PAD PAD
+    ModelConfig c = tiny_config(PE_APE_LEARNED, 0.0f);
+    c.position_coupling = true;
+    Model m;
+    model_init(&m, c, TinyBatch::B, 42);
+    m.is_digit.assign(c.V, 0);
+    for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;
+    model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT, 0, {nullptr, starts});
+    for (int i = 0; i < TinyBatch::B * TinyBatch::T; i++) TEST_ASSERT_EQUAL_INT(expected[i], m.coupled_positions[i]);
+}
+
 // --cope-max P clips CoPE's positions at P: the model with a (P + 1, HS) table has the loss of
 // the model with the default rows (one per count below max_T) whose rows from P on all equal row P (so the clip, and
 // nothing else, differs), and not that of one whose rows past P are its own (so some position
@@ -666,6 +749,29 @@ static void test_loss_tokens_divides_the_summed_loss(void) {
     model_backward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, none, {}, 2 * count);
     TEST_ASSERT_MESSAGE(std::any_of(mean.begin(), mean.end(), [](double g) { return g != 0; }), "no gradient");
     for (size_t i = 0; i < mean.size(); i++) TEST_ASSERT_MESSAGE(2 * m.grads[i] == mean[i], "not half the mean's gradient");
+}
+
+// --precision tf32 is the GPU's setting alone: the CPU computes its products in fp32, so a tf32
+// model's loss, logits and gradient are an fp32 model's, bit for bit, in either attention (T5's
+// bias, dropout on: every product, attention's too, reads its operands as they are)
+static void test_tf32_computes_what_fp32_computes_on_the_cpu(void) {
+    TinyBatch batch;
+    const int B = TinyBatch::B, T = TinyBatch::T;
+    Dropout drop = {0.3f, 1234, 17};
+    for (AttentionKind attention : {ATTENTION_SIMPLE, ATTENTION_FUSED}) {
+        ModelConfig c = tiny_config(PE_T5, 0.3f);
+        c.attention = attention;
+        Model fp32, tf32;
+        init_for_test(&fp32, c, B, 42);
+        c.precision = PRECISION_TF32;
+        init_for_test(&tf32, c, B, 42);
+        double loss = model_forward(&fp32, batch.tokens, batch.targets, B, T, drop);
+        TEST_ASSERT_DOUBLE_WITHIN_MESSAGE(0.0, loss, model_forward(&tf32, batch.tokens, batch.targets, B, T, drop), ATTENTION_NAMES[attention]);
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, fp32.act(A_LOGITS), tf32.act(A_LOGITS), (size_t)B * T * c.V, ATTENTION_NAMES[attention]);
+        model_backward(&fp32, batch.tokens, batch.targets, B, T, drop);
+        model_backward(&tf32, batch.tokens, batch.targets, B, T, drop);
+        TEST_ASSERT_TENSOR_CLOSE(0.0, 0.0, fp32.grads.data(), tf32.grads.data(), fp32.grads.size(), ATTENTION_NAMES[attention]);
+    }
 }
 
 // The T5 table is shared by every layer: its gradient is the sum of each layer's contribution,
@@ -968,6 +1074,12 @@ static void test_a_prompt_window_windows_the_prompts_queries_alone(void) {
     for (int t = prompt_len - 1; t + 1 < T; t++) TEST_ASSERT_EQUAL_INT(all[t + 1], argmax(m.act(A_LOGITS) + t * V, V));
 }
 
+// greedy decoding's argmax takes the first of equal largest logits, as torch.argmax does
+static void test_argmax_takes_the_first_of_equal_largest_values(void) {
+    const real x[5] = {1, 3, -2, 3, 2};
+    TEST_ASSERT_EQUAL_INT(1, argmax(x, 5));
+}
+
 // Incremental positions (t0 > 0, the KV cache) compute what a full forward computes: row for
 // row the same arithmetic, so the same bits. Then greedy generation, which is built on them,
 // picks at every step the token a full pass over its output picks.
@@ -1260,13 +1372,15 @@ static void test_bf16_attention_rounds_each_products_operands(void) {
 
 // The GPU's layout (model.cuh) starts every tensor at a multiple of 32 floats, where the host's
 // packs them: with FIRE's odd-sized tensor shared or per layer, and C = 20 (C * C = 400, not a
-// multiple of 32), every copy of every tensor sits at such a multiple but wk and wv, which
-// follow wq with no gap (one (3C, C) matrix, which one product reads), no two overlap, and the
-// packed layout has no gap (checkpoints hold exactly the parameters)
+// multiple of 32) and C = 10 (neither C * C = 100 nor 2 C * C = 200 is: an aligned wk or wv
+// would each leave a gap), every copy of every tensor sits at such a multiple but wk and wv,
+// which follow wq with no gap (one (3C, C) matrix, which one product reads), no two overlap,
+// and the packed layout has no gap (checkpoints hold exactly the parameters). F = 90: w2, each
+// layer's last tensor, ends off a multiple of 32 (C = 20 and 10), so the layer's block is padded
 static void test_aligned_layouts_align_every_tensor_and_packed_ones_leave_no_gap(void) {
-    for (int C : {48, 20})
+    for (int C : {48, 20, 10})
         for (bool per_layer : {false, true}) {
-            ModelConfig c{3, C, 4, 96, 19, 20, PE_FIRE, 0.25f, 0.0f};
+            ModelConfig c{3, C, C % 4 ? 2 : 4, 90, 19, 20, PE_FIRE, 0.25f, 0.0f};
             c.pe_per_layer = per_layer;
             TEST_ASSERT(param_numel(c, P_PE_TABLE) % 32 != 0);  // the case that needs the padding
             for (size_t align : {(size_t)1, (size_t)32}) {
@@ -1298,10 +1412,13 @@ int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_rmsnorm_backward_matches_finite_differences);
     RUN_TEST(test_matmul_forward_matches_the_formula);
+    RUN_TEST(test_matmul_backward_adds_into_its_gradients);
+    RUN_TEST(test_dot_sums_in_lanes_added_pairwise);
     RUN_TEST(test_rmsnorm_adds_t5s_epsilon_to_the_mean_square);
     RUN_TEST(test_dropout_scales_what_it_keeps_by_one_over_one_minus_p);
     RUN_TEST(test_logits_are_the_final_norm_times_the_tied_embedding_over_sqrt_c);
     RUN_TEST(test_attention_softmax_stays_finite_for_large_scores);
+    RUN_TEST(test_attention_softmax_stays_finite_for_large_negative_scores);
     RUN_TEST(test_matmul_backward_matches_finite_differences);
     RUN_TEST(test_round_to_bf16_rounds_to_nearest_even);
     RUN_TEST(test_bf16_products_read_every_operand_rounded);
@@ -1310,6 +1427,8 @@ int main(int argc, char** argv) {
     RUN_TEST(test_dropout_and_relu_dropout_backward_match_finite_differences);
     RUN_TEST(test_dropout_keys_list_every_site_once);
     RUN_TEST(test_crossentropy_backward_matches_finite_differences);
+    RUN_TEST(test_crossentropy_stays_finite_for_large_logits);
+    RUN_TEST(test_sum_of_squares_counts_every_value_of_every_chunk);
     RUN_TEST(test_rotation_backward_matches_finite_differences);
     RUN_TEST(test_cope_row_backward_matches_finite_differences);
     RUN_TEST(test_attention_backward_matches_finite_differences_for_every_pe);
@@ -1321,8 +1440,10 @@ int main(int argc, char** argv) {
     RUN_TEST(test_model_gradient_matches_finite_differences_with_packed_rows);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_abacus);
     RUN_TEST(test_model_gradient_matches_finite_differences_with_position_coupling);
+    RUN_TEST(test_position_coupling_starts_each_row_at_its_offset);
     RUN_TEST(test_cope_max_clips_positions_at_its_last_row);
     RUN_TEST(test_loss_tokens_divides_the_summed_loss);
+    RUN_TEST(test_tf32_computes_what_fp32_computes_on_the_cpu);
     RUN_TEST(test_t5_bias_grad_sums_over_layers);
     RUN_TEST(test_aligned_layouts_align_every_tensor_and_packed_ones_leave_no_gap);
     RUN_TEST(test_results_do_not_depend_on_the_number_of_threads);
@@ -1333,6 +1454,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_window_with_a_sink_keeps_the_first_token);
     RUN_TEST(test_a_near_sink_is_biased_as_just_before_the_window);
     RUN_TEST(test_a_prompt_window_windows_the_prompts_queries_alone);
+    RUN_TEST(test_argmax_takes_the_first_of_equal_largest_values);
     RUN_TEST(test_kv_cache_forward_matches_full_forward);
     RUN_TEST(test_kv_cache_forward_matches_full_forward_in_bf16);
     RUN_TEST(test_fused_attention_computes_what_simple_attention_computes);

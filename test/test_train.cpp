@@ -551,6 +551,21 @@ static void test_adamw_moves_a_kerple_value_from_its_bound(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-7, 0.01 - 1e-3, table[NH]);
 }
 
+// with --pe-per-layer, every layer's KERPLE table is clamped so, not layer 0's alone: a value
+// below its bound in the last layer, with no gradient, is left at the bound
+static void test_adamw_clamps_every_layers_kerple_table(void) {
+    ModelConfig c{3, 8, 2, 8, 5, 4, PE_KERPLE_LOG, 0.25f, 0.0f};
+    c.pe_per_layer = true;
+    Model m;
+    model_init(&m, c, 1, 3);
+    for (int l = 0; l < c.L; l++) m.param(P_PE_TABLE, l)[0] = 0.001f;  // r1 of head 0, below 0.01
+    std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+    OptimConfig o;
+    o.steps = 10;
+    adamw_update(&m, o, 1e-3, 1);
+    for (int l = 0; l < c.L; l++) TEST_ASSERT_EQUAL_FLOAT(0.01f, m.param(P_PE_TABLE, l)[0]);
+}
+
 static void test_clipping_scales_the_global_norm_to_the_limit(void) {
     Model m;
     model_init(&m, ModelConfig{1, 8, 2, 8, 5, 4, PE_NOPE, 0.25f, 0.0f}, 1, 3);
@@ -678,6 +693,10 @@ static void test_corrupt_and_truncated_checkpoints_are_refused(void) {
     std::vector<char> truncated(bytes.begin(), bytes.end() - 100);
     write_bytes(dir + "/truncated.bin", truncated);
     TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/truncated.bin"), "is truncated or corrupt");
+    std::vector<char> extended = bytes;  // bytes past the tensors its header announces
+    extended.resize(extended.size() + 100);
+    write_bytes(dir + "/extended.bin", extended);
+    TEST_ASSERT_THROWS_WITH(read_checkpoint_header(dir + "/extended.bin"), "is truncated or corrupt");
 
     // a header announcing 2^62 + 5 parameters (its CRC made right) over 5 floats: 3 sets of them
     // times 4 bytes wraps around to 60 in 64 bits, which a size check that multiplied would pass
@@ -1678,6 +1697,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_adamw_follows_hf_transformers_formulas);
     RUN_TEST(test_weight_decay_spares_the_positional_tables_only);
     RUN_TEST(test_adamw_moves_a_kerple_value_from_its_bound);
+    RUN_TEST(test_adamw_clamps_every_layers_kerple_table);
     RUN_TEST(test_clipping_scales_the_global_norm_to_the_limit);
     RUN_TEST(test_checkpoint_round_trip_gives_identical_logits);
     RUN_TEST(test_crc32_is_the_standard_one);
