@@ -662,6 +662,17 @@ static void test_model_gradient_matches_finite_differences_with_abacus(void) {
     }
 }
 
+// a TinyBatch model of `pe` under --position-coupling, whose digits are tokens 5, 6 and 7
+static Model coupled_model(PEKind pe, float dropout) {
+    ModelConfig c = tiny_config(pe, dropout);
+    c.position_coupling = true;
+    Model m;
+    model_init(&m, c, TinyBatch::B, 42);
+    m.is_digit.assign(c.V, 0);
+    for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;
+    return m;
+}
+
 // --position-coupling over the PEs it wraps, with training's per-sequence starts: the gradient
 // through the coupled positions; and the positions are coupled (the loss differs from the same
 // parameters at positions 0 .. T-1)
@@ -669,12 +680,7 @@ static void test_model_gradient_matches_finite_differences_with_position_couplin
     TinyBatch batch;
     const int starts[TinyBatch::B] = {3, 0};
     for (PEKind pe : {PE_APE, PE_APE_LEARNED, PE_ROPE}) {
-        ModelConfig c = tiny_config(pe, 0.3f);
-        c.position_coupling = true;
-        Model m;
-        model_init(&m, c, TinyBatch::B, 42);
-        m.is_digit.assign(c.V, 0);
-        for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;
+        Model m = coupled_model(pe, 0.3f);
         Dropout drop = {0.3f, 1234, 17};
         auto loss = [&] { return model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, drop, 0, {nullptr, starts}); };
         double coupled = loss();
@@ -694,12 +700,7 @@ static void test_position_coupling_starts_each_row_at_its_offset(void) {
     const int starts[TinyBatch::B] = {3, 0};
     const int expected[TinyBatch::B * TinyBatch::T] = {3, 3, 4, 5, 6, 3, 3,   // 3 4 [5 6 7] 8 9
                                                        0, 0, 1, 2, 0, 0, 0};  // 2 10 [5 5] 1 PAD PAD
-    ModelConfig c = tiny_config(PE_APE_LEARNED, 0.0f);
-    c.position_coupling = true;
-    Model m;
-    model_init(&m, c, TinyBatch::B, 42);
-    m.is_digit.assign(c.V, 0);
-    for (int digit : {5, 6, 7}) m.is_digit[digit] = 1;
+    Model m = coupled_model(PE_APE_LEARNED, 0.0f);
     model_forward(&m, batch.tokens, batch.targets, TinyBatch::B, TinyBatch::T, NO_DROPOUT, 0, {nullptr, starts});
     for (int i = 0; i < TinyBatch::B * TinyBatch::T; i++) TEST_ASSERT_EQUAL_INT(expected[i], m.coupled_positions[i]);
 }

@@ -172,7 +172,6 @@ static void test_latest_and_snapshot_evaluations_are_methods_of_their_own(void) 
     std::string summary = write_report(dir);
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: nope+latest 1.000  nope+step500 0.500  rope 0.333  alibi 0.250  t5 0.200  ape 0.167  nope 0.143\n"),
                         summary.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_mrr_without_all_tied_columns_matches_a_hand_computation(void) {
@@ -465,7 +464,6 @@ static void test_report_of_a_small_sweep_has_the_expected_mrr_and_plots(void) {
         TEST_ASSERT_MESSAGE(md.find(std::string("(") + task + ".svg)") != std::string::npos, task);
     }
     TEST_ASSERT_EQUAL_INT(NUM_PAPER_PES, count_of(read_text(dir + "/mrr.svg"), "<rect x="));  // one bar per PE
-    fs::remove_all(dir);
 }
 
 static void test_a_report_of_one_column_draws_nothing_again(void) {
@@ -474,7 +472,6 @@ static void test_a_report_of_one_column_draws_nothing_again(void) {
     std::string summary = write_report(dir);
     TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("How sure") == std::string::npos, summary.c_str());
     TEST_ASSERT_MESSAGE(summary.find("draws") == std::string::npos, summary.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_no_pe_learned(void) {
@@ -529,7 +526,6 @@ static void test_report_gives_the_mrr_without_all_tied_columns_and_flags_a_task_
                              "MRR over 4 columns, ties shared: nope 0.728  alibi 0.478  t5 0.395  rope 0.353  ape 0.328\n"
                              "MRR over 4 columns: nope 1.000  alibi 0.375  ape 0.350  t5 0.333  rope 0.225\n";
     TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_a_run_below_the_bar_of_a_learned_task_is_named_under_its_table(void) {
@@ -550,7 +546,6 @@ static void test_a_run_below_the_bar_of_a_learned_task_is_named_under_its_table(
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, count_of(md, "Runs that did not learn this task"), md.c_str());  // not under addition's table
     size_t copy_at = md.find("### copy"), at = md.find(note);
     TEST_ASSERT_MESSAGE(copy_at < at, md.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
@@ -602,7 +597,6 @@ static void test_report_gives_the_mrr_over_the_tasks_some_pe_learned(void) {
                              "MRR over 4 columns, ties shared: alibi 0.750  rope 0.660  t5 0.327  nope 0.285  ape 0.260\n"
                              "MRR over 4 columns: alibi 0.750  rope 0.600  nope 0.375  t5 0.292  ape 0.267\n";
     TEST_ASSERT_MESSAGE(ends_with(summary, tail), summary.c_str());
-    fs::remove_all(dir);
 }
 
 // A yes-or-no task: the most common answer scores 0.5, so "learned" needs 0.75 ID. Parity's best
@@ -626,7 +620,6 @@ static void test_a_task_is_learned_halfway_from_what_the_most_common_answer_scor
     TEST_ASSERT_EQUAL_INT_MESSAGE(2, count_of(md, "The most common answer, always given, scores 0.500 ID and 0.500 OOD."), md.c_str());
     TEST_ASSERT_MESSAGE(md.find("1 of the 3 tasks was learned by no PE") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("only the 2 tasks some PE learned (2 columns)") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_runs_of_different_presets_are_never_ranked_against_each_other(void) {
@@ -643,7 +636,6 @@ static void test_runs_of_different_presets_are_never_ranked_against_each_other(v
     TEST_ASSERT_MESSAGE(md.find("| setting model=small | 0.200 | 0.250 | 0.333 | 0.500 | 1.000 | 1 | 0 |") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(summary.find("MRR over 2 columns: ") != std::string::npos, summary.c_str());
     TEST_ASSERT(fs::exists(dir + "/copy-model-small.svg") && fs::exists(dir + "/copy-model-tiny.svg"));
-    fs::remove_all(dir);
 }
 
 // ----------------------------------------------------------------------------
@@ -682,7 +674,6 @@ static void test_wrapped_pes_are_ranked_as_methods_of_their_own_in_the_plain_pes
     std::string bars = read_text(dir + "/mrr.svg");
     TEST_ASSERT_EQUAL_INT(5, count_of(bars, "<rect x="));  // one bar per method
     TEST_ASSERT(bars.find(">fire+rand</text>") != std::string::npos);
-    fs::remove_all(dir);
 }
 
 // fire+rand's checkpoint evaluated at drawn positions: the same config.json, results with
@@ -700,7 +691,6 @@ static void test_an_evaluation_at_drawn_positions_is_a_method_of_its_own(void) {
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| scope | fire | fire+rand | fire+rand+drawn | ranked | dropped |\n") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: fire+rand+drawn 1.000  fire 0.500  fire+rand 0.333\n"), summary.c_str());
-    fs::remove_all(dir);
 }
 
 // an alibi checkpoint evaluated with layer 0 windowed (--attention-window 0:20): the same
@@ -713,7 +703,6 @@ static void test_an_evaluation_with_a_window_is_a_method_of_its_own(void) {
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| scope | alibi | alibi+window0:20 | ranked | dropped |\n") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: alibi+window0:20 1.000  alibi 0.500\n"), summary.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_wrappers_are_no_setting_of_their_own(void) {
@@ -735,7 +724,6 @@ static void test_wrappers_are_no_setting_of_their_own(void) {
     TEST_ASSERT_MESSAGE(md.find("the runs of a task also differ in model, so") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| setting model=small | 0.333 | 0.500 | 1.000 | 1 | 0 |\n") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 2 columns: fire+rand 1.000  nope+abacus 0.500  nope 0.333\n"), summary.c_str());
-    fs::remove_all(dir);
 }
 
 // a field config.json gained later, written before "train-min" as train.cu writes new fields
@@ -764,7 +752,6 @@ static void check_a_field_added_later(const std::string& name, const std::string
                             md.find("### addition [" + name + "=" + label(other_value) + "]\n") != std::string::npos,
                         md.c_str());
     TEST_ASSERT_MESSAGE(md.find("(none)") == std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_a_field_added_later_reads_as_its_old_value_in_older_runs(void) {
@@ -803,7 +790,6 @@ static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) 
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("### copy [precision=fp32]\n") != std::string::npos && md.find("### copy [precision=bf16]\n") != std::string::npos,
                         md.c_str());
-    fs::remove_all(dir);
 }
 
 // Keeping snapshots changes no step of a run: runs with --keep-every, without it and from before
@@ -811,7 +797,6 @@ static void test_tf32_and_fp32_runs_are_one_setting_and_bf16_runs_another(void) 
 static void test_keep_every_is_no_setting(void) {
     std::string dir = unity_temp_dir();
     check_one_setting(dir, "keep-every", "0", "500");
-    fs::remove_all(dir);
 }
 
 // Fused attention computes the model simple attention computes: runs with either, and runs from
@@ -819,7 +804,6 @@ static void test_keep_every_is_no_setting(void) {
 static void test_simple_and_fused_attention_are_one_setting(void) {
     std::string dir = unity_temp_dir();
     check_one_setting(dir, "attention", "\"simple\"", "\"fused\"");
-    fs::remove_all(dir);
 }
 
 // A wrapped run of `pe` (OOD `wrapped_ood`) is ranked in the plain run's column (OOD
@@ -832,7 +816,6 @@ static void check_a_wrapped_run_is_a_rival(const std::string& pe, const Wrappers
     std::string summary = write_report(dir);
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: " + mrr + "\n"), summary.c_str());
     TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find(field + "=") == std::string::npos, summary.c_str());
-    fs::remove_all(dir);
 }
 
 static void test_a_per_layer_run_is_a_rival_of_its_plain_pe(void) {
@@ -851,7 +834,6 @@ static void test_two_runs_of_one_wrapped_pe_and_seed_are_the_same_run_but_a_pe_a
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: fire+rand 1.000  fire 0.500\n"), summary.c_str());
     write_wrapped_run(dir + "/b/copy-fire-rand-s1", "copy", "fire", RANDOM_POSITIONS, 1, 0.8);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "a/copy-fire-rand-s1 and b/copy-fire-rand-s1 are the same run (copy fire+rand, seed 1)");
-    fs::remove_all(dir);
 }
 
 static void test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapped(void) {
@@ -864,7 +846,6 @@ static void test_methods_are_listed_and_tie_broken_by_pe_then_plain_before_wrapp
     std::string summary = write_report(dir);
     TEST_ASSERT_MESSAGE(ends_with(summary, "MRR over 1 columns: nope 1.000  fire 0.500  fire+rand 0.333\n"), summary.c_str());
     TEST_ASSERT_MESSAGE(read_text(dir + "/report.md").find("| scope | nope | fire | fire+rand |") != std::string::npos, summary.c_str());
-    fs::remove_all(dir);
     // the variants of one PE follow it in the order of their suffixes as strings
     std::vector<Method> methods = {{PE_FIRE, "+rand+abacus"}, {PE_FIRE, "+rand"}, {PE_ROPE, "+pi"}, {PE_FIRE, ""},
                                    {PE_NOPE, "+abacus"},      {PE_FIRE, "+abacus"}, {PE_NOPE, ""}};
@@ -993,7 +974,6 @@ static void test_linked_sweeps_are_followed_once(void) {
 static void test_directory_without_runs_is_refused(void) {
     std::string dir = unity_temp_dir();
     TEST_ASSERT_THROWS_WITH(write_report(dir), "no run directories (directories with a config.json) under");
-    fs::remove_all(dir);
 }
 
 static void test_malformed_results_json_is_refused_with_its_path(void) {
@@ -1001,7 +981,6 @@ static void test_malformed_results_json_is_refused_with_its_path(void) {
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5);
     write_text(dir + "/copy-nope-s1/results.json", "{\n  \"task\": \"copy\",\n  \"pe\": \"nope\",\n  \"seed\": 1,\n  \"valid\": {\"accuracy\": ");
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: malformed JSON at line 5: expected a value");
-    fs::remove_all(dir);
 }
 
 static void test_a_majority_answer_score_outside_0_to_1_is_refused(void) {
@@ -1010,14 +989,12 @@ static void test_a_majority_answer_score_outside_0_to_1_is_refused(void) {
     w.majority = 1.5;
     write_run(dir + "/copy-nope-s1", "copy", "nope", 1, 0.5, "tiny", 1.0, &w);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: field \"valid_majority_answer\" should be a fraction from 0 to 1, not 1.5000");
-    fs::remove_all(dir);
 }
 
 static void test_unknown_pe_in_a_config_is_refused_with_its_path(void) {
     std::string dir = unity_temp_dir();
     write_run(dir + "/copy-cape-s1", "copy", "cape", 1, -1);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-cape-s1/config.json: unknown positional encoding 'cape' (valid: nope ape t5 alibi rope ape_learned xpos kerple_log kerple_power fire cope)");
-    fs::remove_all(dir);
 }
 
 static void test_the_same_run_twice_is_refused(void) {
@@ -1025,7 +1002,6 @@ static void test_the_same_run_twice_is_refused(void) {
     write_run(dir + "/a/copy-nope-s1", "copy", "nope", 1, 0.5);
     write_run(dir + "/b/copy-nope-s1", "copy", "nope", 1, 0.5);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "a/copy-nope-s1 and b/copy-nope-s1 are the same run (copy nope, seed 1)");
-    fs::remove_all(dir);
 }
 
 // ----------------------------------------------------------------------------
@@ -1047,7 +1023,6 @@ static std::string report_of_copy_runs(std::vector<int> seeds, double ood, const
             write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, ood, "tiny", id(p, seed));
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
-    fs::remove_all(dir);
     return md;
 }
 
@@ -1110,7 +1085,6 @@ static void test_rand_comes_before_abacus_in_a_name(void) {
     write_wrapped_run(dir + "/copy-nope", "copy", "nope", PLAIN, 1, 0.1);
     write_wrapped_run(dir + "/copy-nope-rand-abacus", "copy", "nope", Wrappers{256, true, "none"}, 1, 0.9);
     TEST_ASSERT_MESSAGE(ends_with(write_report(dir), "MRR over 1 columns: nope+rand+abacus 1.000  nope 0.500\n"), dir.c_str());
-    fs::remove_all(dir);
 }
 
 // the per-token mean is over the seeds that record it; the min-max is over all seeds.
@@ -1122,7 +1096,6 @@ static void test_a_method_row_mixes_old_and_new_seeds(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| nope | 0.500 | 0.200-0.800 | 1.000 | 2 | 1.000 | 2 of 2 | 0.600 |\n") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // the OOD majority score is test_majority_answer's, not valid_majority_answer's
@@ -1137,7 +1110,6 @@ static void test_the_ood_majority_score_is_read_from_its_own_field(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("The most common answer, always given, scores 0.500 ID and 0.250 OOD.") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a family is the name up to the FIRST underscore
@@ -1153,7 +1125,6 @@ static void test_an_unfinished_run_labels_no_setting(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("### copy\n") != std::string::npos && md.find("model=") == std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // the tasks some PE learned are told apart by setting: copy [model=tiny] learned (ID 1),
@@ -1168,7 +1139,6 @@ static void test_a_setting_no_pe_learned_is_left_out_of_the_learned_mrr(void) {
     TEST_ASSERT_MESSAGE(summary.find("MRR over the tasks some PE learned (1 columns): nope 1.000  rope 0.500  alibi 0.333  t5 0.250  ape 0.200\n") !=
                             std::string::npos,
                         summary.c_str());
-    fs::remove_all(dir);
 }
 
 // "first in" follows the MRR's rule, tie-break included: nope and ape tied at 1.0, nope listed first
@@ -1180,7 +1150,6 @@ static void test_first_in_gives_a_tie_to_the_method_listed_first(void) {
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| nope | 1.000 | 1.000-1.000 | 1.000 | 1 | 1.000 | 1 of 1 | - |\n") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| ape | 1.000 | 1.000-1.000 | 1.000 | 1 | 0.500 | 0 of 1 | - |\n") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a task plot's data. One task, nope (place 0) and ape (place 1), one seed:
@@ -1198,7 +1167,6 @@ static void test_a_task_plot_draws_every_length_and_its_methods_colour(void) {
     std::string band = format_text("<rect x=\"%g\" y=\"%g\" width=\"%g\"", axis.x(1.5), axis.y(1), axis.x(4.5) - axis.x(1.5));
     TEST_ASSERT_MESSAGE(svg.find(band) != std::string::npos, svg.c_str());
     TEST_ASSERT_EQUAL_INT(5, count_of(svg, "fill=\"" + std::string(plot_color(1)) + "\" fill-opacity=\"0.3\""));  // ape's dots
-    fs::remove_all(dir);
 }
 
 // each bar of mrr.svg is its own method's MRR (0.750 ... 0.233 in the small sweep's values)
@@ -1233,7 +1201,6 @@ static void test_the_summary_and_table_give_the_tasks_drawn_again(void) {
     at = md.find("| **all** (3 columns, 2 tasks) | nope | 0.750 | 0.750-0.750 | 1.00 | 0.250-1.000 | ");
     TEST_ASSERT_MESSAGE(at != std::string::npos, md.c_str());
     TEST_ASSERT_DOUBLE_WITHIN(SHARE_OF_DRAWS, 0.75, atof(md.c_str() + md.find("0.250-1.000 | ", at) + 14));
-    fs::remove_all(dir);
 }
 
 // a results.json whose seed is not its config.json's is refused
@@ -1244,7 +1211,6 @@ static void test_results_of_another_seed_are_refused(void) {
     results.replace(results.find("\"seed\": 1,"), 10, "\"seed\": 2,");
     write_text(dir + "/copy-nope-s1/results.json", results);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope-s1/results.json: task, pe or seed differ from the run's config.json");
-    fs::remove_all(dir);
 }
 
 // a backslash keeps the next character
@@ -1268,7 +1234,6 @@ static void test_a_scopes_row_counts_its_dropped_columns(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| **all** | 0.200 | 0.250 | 0.333 | 0.500 | 1.000 | 1 | 1 |\n") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // learned is judged by each method's own mean, a wrapped PE apart from its plain PE: nope ID 0.2
@@ -1282,7 +1247,6 @@ static void test_a_wrapped_pe_that_learned_a_task_is_judged_apart_from_its_plain
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("No PE learned") == std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("(ID accuracy < 0.500): nope seed 1 (0.200).") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // the summary lists MRRs best first even where they differ by less than a thousandth (0.5004
@@ -1331,7 +1295,6 @@ static void test_a_task_plot_line_is_the_mean_over_seeds_and_dots_take_the_metho
     for (int length = 2; length <= 6; length++) mean_line += format_text("%.1f,%.1f ", axis.x(length), axis.y(length <= 4 ? 1.0 : 0.4));
     TEST_ASSERT_MESSAGE(svg.find("stroke=\"" + std::string(plot_color(0)) + "\" points=\"" + mean_line + "\"") != std::string::npos, svg.c_str());
     TEST_ASSERT_EQUAL_INT(10, count_of(svg, "fill=\"" + std::string(plot_color(0)) + "\" fill-opacity=\"0.3\""));
-    fs::remove_all(dir);
 }
 
 // each bar of mrr.svg is in its method's colour, the colour of its lines in the task plots
@@ -1354,7 +1317,6 @@ static void test_a_single_all_tied_column_gets_its_row_without_it(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| **all**, without 1 all-tied column | 0.200 | 0.250 | 0.333 | 0.500 | 1.000 | 1 | 0 |\n") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // report.md of a sweep with a dropped and an all-tied column: copy seed 1 ties every PE at 0,
@@ -1368,7 +1330,6 @@ static std::string report_with_a_dropped_and_an_all_tied_column(void) {
     }
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
-    fs::remove_all(dir);
     return md;
 }
 
@@ -1416,7 +1377,6 @@ static void test_one_learned_column_is_not_drawn_again_apart(void) {
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks) |") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| the tasks some PE learned (") == std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a task table counts only the ranked columns: copy_rdc's one seed lacks rope, so it is dropped:
@@ -1457,7 +1417,6 @@ static void test_the_summarys_learned_mrr_with_ties_shared_shares_them(void) {
     TEST_ASSERT_MESSAGE(summary.find("MRR over the tasks some PE learned, ties shared (1 columns): nope 0.750  rope 0.750  alibi 0.333  t5 0.250  "
                                      "ape 0.200\n") != std::string::npos,
                         summary.c_str());
-    fs::remove_all(dir);
 }
 
 // "How sure" labels the rows with ties shared as such: rope's MRR over both columns is 0.750 by
@@ -1468,7 +1427,6 @@ static void test_how_sure_labels_its_rows_with_ties_shared(void) {
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks) | rope | 0.750 |") != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| **all** (2 columns, 2 tasks), ties shared | rope | 0.875 |") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a majority score of exactly 1 (every answer the same) is a fraction like any other, not refused
@@ -1480,7 +1438,6 @@ static void test_a_majority_answer_score_of_exactly_1_is_read(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("The most common answer, always given, scores 1.000 ID and 1.000 OOD.") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a results.json that says it evaluated anything but the best checkpoint, the latest or a
@@ -1492,7 +1449,6 @@ static void test_an_unknown_evaluated_value_is_refused(void) {
     results.insert(results.find(",\n  \"steps\""), ",\n  \"evaluated\": \"final\"");
     write_text(dir + "/copy-nope/results.json", results);
     TEST_ASSERT_THROWS_WITH(write_report(dir), "copy-nope/results.json: \"evaluated\" is 'final' (valid: best latest snapshot)");
-    fs::remove_all(dir);
 }
 
 // a setting's plot keeps the dots of its label's numbers: copy runs with lr 0.003 and 0.001 are
@@ -1506,7 +1462,6 @@ static void test_a_settings_plot_name_keeps_the_dots_of_its_label(void) {
     write_text(dir + "/copy-nope-b/config.json", config);
     write_report(dir);
     TEST_ASSERT_MESSAGE(fs::exists(dir + "/copy-lr-0.003.svg") && fs::exists(dir + "/copy-lr-0.001.svg"), read_text(dir + "/report.md").c_str());
-    fs::remove_all(dir);
 }
 
 // each setting's table ranks only its own columns: copy [model=tiny] has nope first (OOD 1.0 to
@@ -1523,7 +1478,6 @@ static void test_a_settings_table_ranks_only_its_own_columns(void) {
     TEST_ASSERT_MESSAGE(small != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("seeds with a finished run of every method: 1.", small) != std::string::npos, md.c_str());
     TEST_ASSERT_MESSAGE(md.find("| nope | 0.000 | 0.000-0.000 | 1.000 | 1 | 0.500 | 0 of 1 | - |\n", small) != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // with no all-tied column the summary says so, out of the ranked columns: copy seed 2 lacks rope,
@@ -1535,7 +1489,6 @@ static void test_the_summary_counts_no_all_tied_column_among_the_ranked(void) {
             if (!(p == PE_ROPE && seed == 2)) write_run(dir + "/copy-" + PE_NAMES[p] + "-s" + std::to_string(seed), "copy", PE_NAMES[p], seed, 0.1 * p);
     std::string summary = write_report(dir);
     TEST_ASSERT_MESSAGE(summary.find("all-tied columns: none of 1\n") != std::string::npos, summary.c_str());
-    fs::remove_all(dir);
 }
 
 // the wrappers of a name follow the top comment's order: abacus before coupled
@@ -1544,7 +1497,6 @@ static void test_abacus_comes_before_coupled_in_a_name(void) {
     write_wrapped_run(dir + "/copy-nope", "copy", "nope", PLAIN, 1, 0.1);
     write_wrapped_run(dir + "/copy-nope-abacus-coupled", "copy", "nope", Wrappers{0, true, "none", true}, 1, 0.9);
     TEST_ASSERT_MESSAGE(ends_with(write_report(dir), "MRR over 1 columns: nope+abacus+coupled 1.000  nope 0.500\n"), dir.c_str());
-    fs::remove_all(dir);
 }
 
 // the header gives the model presets and the steps of the runs (tiny: 2000, small: 10000)
@@ -1555,7 +1507,6 @@ static void test_the_header_gives_the_presets_and_steps(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("- model presets: small, tiny; steps: 10000, 2000\n") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // a task plot's legend names only the methods run in that task, and the summary counts one plot
@@ -1570,7 +1521,6 @@ static void test_a_task_plots_legend_has_only_its_methods_and_the_summary_counts
     TEST_ASSERT_MESSAGE(summary.find("mrr.svg and 3 task plots\n") != std::string::npos, summary.c_str());
     std::string svg = read_text(dir + "/copy_rdc.svg");
     TEST_ASSERT_MESSAGE(svg.find(">nope (1 seed)</text>") != std::string::npos && svg.find(">ape (") == std::string::npos, svg.c_str());
-    fs::remove_all(dir);
 }
 
 // parity runs whose answers are half yes (valid_majority_answer 0.5, so the bar is 0.75) and
@@ -1588,7 +1538,6 @@ static std::string report_of_parity_runs(const std::map<std::string, double>& id
     }
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
-    fs::remove_all(dir);
     return md;
 }
 
@@ -1631,7 +1580,6 @@ static void test_the_summary_lists_the_shares_of_first_place_best_first(void) {
         previous = share;
     }
     TEST_ASSERT_EQUAL_INT_MESSAGE(4, methods, summary.c_str());
-    fs::remove_all(dir);
 }
 
 // an unfinished run is listed under its task and setting: copy [model=small]
@@ -1643,7 +1591,6 @@ static void test_an_unfinished_run_is_listed_with_its_setting(void) {
     write_report(dir);
     std::string md = read_text(dir + "/report.md");
     TEST_ASSERT_MESSAGE(md.find("- `small-ape`: copy [model=small], ape, seed 1\n") != std::string::npos, md.c_str());
-    fs::remove_all(dir);
 }
 
 // mrr.svg of a sweep where no column has every method says so instead of drawing bars

@@ -672,19 +672,21 @@ static void test_a_relative_sweep_path_is_the_callers(void) {
 }
 
 
+// builds DIR/NAME, a test program of TESTS whose main runs RUNS: g++'s exit status and output
+static Result build_unity_program(const std::string& dir, const std::string& name, const std::string& tests, const std::string& runs) {
+    std::ofstream(dir + "/" + name + ".cpp") << "#include \"test/unity.h\"\n"
+                                             << tests << "int main(int argc, char** argv) {\n    UNITY_BEGIN(argc, argv);\n"
+                                             << runs << "    return UNITY_END();\n}\n";
+    return shell("g++ -std=c++17 -I. -o " + dir + "/" + name + " " + dir + "/" + name + ".cpp");
+}
+
 // A test program exits 1 on any failure, not with their count, which an exit status's 8 bits
 // would wrap: 256 failures would exit 0. (Its summary line stays in its own output: this
 // program's would be counted by .ci/run.)
 static void test_a_test_program_with_256_failures_exits_1(void) {
     std::string dir = unity_temp_dir();
-    std::ofstream(dir + "/many.cpp") << "#include \"test/unity.h\"\n"
-                                        "static void fails(void) { TEST_ASSERT(false); }\n"
-                                        "int main(int argc, char** argv) {\n"
-                                        "    UNITY_BEGIN(argc, argv);\n"
-                                        "    for (int i = 0; i < 256; i++) RUN_TEST(fails);\n"
-                                        "    return UNITY_END();\n"
-                                        "}\n";
-    Result built = shell("g++ -std=c++17 -I. -o " + dir + "/many " + dir + "/many.cpp");
+    Result built = build_unity_program(dir, "many", "static void fails(void) { TEST_ASSERT(false); }\n",
+                                       "    for (int i = 0; i < 256; i++) RUN_TEST(fails);\n");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, built.status, built.out.c_str());
     Result r = shell(dir + "/many");
     TEST_ASSERT_EQUAL_INT_MESSAGE(1, r.status, "the exit status of 256 failures");
@@ -695,21 +697,15 @@ static void test_a_test_program_with_256_failures_exits_1(void) {
 // (here a program's two tests each write a file in one and print its path)
 static void test_a_test_programs_files_are_removed_unless_a_test_failed(void) {
     std::string dir = unity_temp_dir();
-    std::ofstream(dir + "/files.cpp") << "#include \"test/unity.h\"\n"
-                                         "static void writes(const char* name) {\n"
-                                         "    std::string made = unity_temp_dir();\n"
-                                         "    std::ofstream(made + \"/file\") << name;\n"
-                                         "    printf(\"made %s\\n\", made.c_str());\n"
-                                         "}\n"
-                                         "static void passes(void) { writes(\"passes\"); }\n"
-                                         "static void fails(void) { writes(\"fails\"); TEST_ASSERT(false); }\n"
-                                         "int main(int argc, char** argv) {\n"
-                                         "    UNITY_BEGIN(argc, argv);\n"
-                                         "    RUN_TEST(passes);\n"
-                                         "    RUN_TEST(fails);\n"
-                                         "    return UNITY_END();\n"
-                                         "}\n";
-    Result built = shell("g++ -std=c++17 -I. -o " + dir + "/files " + dir + "/files.cpp");
+    Result built = build_unity_program(dir, "files",
+                                       "static void writes(const char* name) {\n"
+                                       "    std::string made = unity_temp_dir();\n"
+                                       "    std::ofstream(made + \"/file\") << name;\n"
+                                       "    printf(\"made %s\\n\", made.c_str());\n"
+                                       "}\n"
+                                       "static void passes(void) { writes(\"passes\"); }\n"
+                                       "static void fails(void) { writes(\"fails\"); TEST_ASSERT(false); }\n",
+                                       "    RUN_TEST(passes);\n    RUN_TEST(fails);\n");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, built.status, built.out.c_str());
     Result passed = shell(dir + "/files passes");
     TEST_ASSERT_EQUAL_INT_MESSAGE(0, passed.status, passed.out.c_str());
