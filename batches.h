@@ -205,6 +205,8 @@ struct BatchSampler {
 
     BatchSampler(uint64_t s, const Split& training, int sort_pool, Rounding r = {})
         : seed(s), split(training), pool(std::max(1, sort_pool)), rounding(r) {}
+    // it keeps a reference to the split: a temporary one would be gone before the first batch
+    BatchSampler(uint64_t s, Split&& training, int sort_pool, Rounding r = {}) = delete;
 
     // the k-th example of the paper's stream
     int stream(long k) {

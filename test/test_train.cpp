@@ -218,7 +218,8 @@ static void test_evaluation_draws_each_example_its_own_positions(void) {
 // each --sort-pool pool its own drawn order of batches
 static void test_epochs_and_pools_are_drawn_afresh_and_uniformly(void) {
     const int n = 50, B = 10;
-    BatchSampler sampler(7, training_split(n), 0);
+    Split split = training_split(n);
+    BatchSampler sampler(7, split, 0);
     std::vector<int> seen;
     for (int step = 0; step < 10; step++)
         for (int e : sampler.examples(step, B)) seen.push_back(e);
@@ -228,7 +229,8 @@ static void test_epochs_and_pools_are_drawn_afresh_and_uniformly(void) {
     TEST_ASSERT_EQUAL_INT(6, orders.size());
     for (const auto& kv : orders) TEST_ASSERT_DOUBLE_WITHIN(5 * std::sqrt(6000 * (1.0 / 6) * (5.0 / 6)), 1000, kv.second);
     const int K = 4;
-    BatchSampler pooled(7, training_split(200), K);
+    Split pooled_split = training_split(200);
+    BatchSampler pooled(7, pooled_split, K);
     std::set<std::vector<int>> slot_orders;  // one order for all 12 pools: (1/24)^11 by chance
     for (int pool = 0; pool < 12; pool++) {
         pooled.examples(pool * K, 8);
