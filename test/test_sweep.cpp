@@ -719,6 +719,23 @@ static void test_a_test_programs_files_are_removed_unless_a_test_failed(void) {
     TEST_ASSERT_EQUAL_INT(0, shell("grep -q fails " + program_files + "/*/file && grep -q passes " + program_files + "/*/file && rm -r " + program_files).status);
 }
 
+// a passing test that took a second or more says how long; a quicker one says nothing more
+static void test_a_slow_test_says_how_long_it_took(void) {
+    std::string dir = unity_temp_dir();
+    Result built = build_unity_program(dir, "timed", "#include <thread>\n"
+                                       "static void quick(void) {}\n"
+                                       "static void slow(void) { std::this_thread::sleep_for(std::chrono::milliseconds(1200)); }\n",
+                                       "    RUN_TEST(quick);\n    RUN_TEST(slow);\n");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, built.status, built.out.c_str());
+    Result r = shell(dir + "/timed");
+    TEST_ASSERT_EQUAL_INT_MESSAGE(0, r.status, r.out.c_str());
+    std::vector<std::string> printed = lines(r.out);
+    TEST_ASSERT_MESSAGE(printed.size() > 2 && printed[0] == dir + "/timed.cpp:7:quick:PASS", r.out.c_str());
+    double seconds = 0;
+    TEST_ASSERT_EQUAL_INT_MESSAGE(1, sscanf(printed[1].c_str(), (dir + "/timed.cpp:8:slow:PASS (%lf s)").c_str(), &seconds), r.out.c_str());
+    TEST_ASSERT_MESSAGE(seconds >= 1.2 && seconds < 60, r.out.c_str());
+}
+
 // .ci/run's line, from a `make` on the PATH that prints LOG and exits with STATUS for `make test`
 // (and lists three test programs when asked for the Makefile's TESTS): its last line
 static std::string ci_line(const std::string& log, int status) {
@@ -790,6 +807,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_a_relative_sweep_path_is_the_callers);
     RUN_TEST(test_a_test_program_with_256_failures_exits_1);
     RUN_TEST(test_a_test_programs_files_are_removed_unless_a_test_failed);
+    RUN_TEST(test_a_slow_test_says_how_long_it_took);
     RUN_TEST(test_ci_totals_every_program_the_makefile_lists);
     RUN_TEST(test_a_sweep_runs_as_a_slurm_job_array);
     return UNITY_END();

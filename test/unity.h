@@ -12,6 +12,7 @@
 
  Output, one line per test, then Unity's summary:
      test/test_x.cpp:12:test_something:PASS
+     test/test_x.cpp:20:test_slow:PASS (3.2 s)
      test/test_x.cpp:31:test_other:FAIL: Expected 4 Was 5
      test/test_x.cpp:40:test_gpu:IGNORE: no CUDA device
      -----------------------
@@ -28,10 +29,13 @@
      and reports how many failed and the worst one, as llm.c's kernel checks do
    - unity_temp_dir() gives a test a directory of its own for files, removed at the end when
      every test passed
+   - a test that took a second or more says how long, so that the slow ones, which decide how
+     long `make test` takes, are easy to find
 */
 #pragma once
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -112,15 +116,19 @@ static inline void unity_run(void (*test)(void), const char* name, int line) {
     Unity.test_name = name;
     Unity.test_failed = Unity.test_ignored = false;
     Unity.tests++;
+    auto start = std::chrono::steady_clock::now();
     try {
         test();
     } catch (const std::exception& e) {
         unity_fail(line, std::string("unexpected exception: ") + e.what());
     }
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (Unity.test_failed)
         Unity.failures++;
     else if (Unity.test_ignored)
         Unity.ignores++;
+    else if (seconds >= 1)
+        printf("%s:%d:%s:PASS (%.1f s)\n", Unity.file, line, name, seconds);
     else
         printf("%s:%d:%s:PASS\n", Unity.file, line, name);
     fflush(stdout);
