@@ -112,7 +112,7 @@ $(TEST_RUNS): run/%: % train $(DEV_TOOLS)
 
 # The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails
 # the test that caused it), in a copy of the sources under build/sanitize so the normal binaries
-# stay as they are. Needs only g++ (its libasan and libubsan); 25-40 minutes on 2 cores (docs/checks.md).
+# stay as they are. Needs only g++ (its libasan and libubsan); more than 40 minutes on 2 cores (docs/checks.md).
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SOURCES = Makefile README.md .ci/run $(HEADERS) $(CUDA_HEADERS) train.cu $(wildcard test/*.cpp test/*.cu test/*.h dev/*.cpp dev/*.h dev/*.sh) test/fuzz
 sanitize:
