@@ -1005,6 +1005,10 @@ static void train(Run* r, int stop_at) {
     stop_signal = 0;
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
+    // what the run is (its data, device and model lines) reaches a log now, not with the first
+    // progress line 15 s on: stdout to a file is written only as its buffer fills or a line is
+    // flushed, and a sweep's log is read while its run trains
+    fflush(stdout);
     for (int step = r->progress.step; step < std::min(c.steps, stop_at) && !stop_signal; step++) {
         auto step_start = std::chrono::steady_clock::now();
         training_batch(&batch, &sampler, *r, step);

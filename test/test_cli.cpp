@@ -618,6 +618,23 @@ static void test_sigint_and_sigterm_save_the_state_and_resume_exactly(void) {
     }
 }
 
+// A run's output to a file (a sweep's log) says what the run is as it starts to train, not with
+// its first progress line (15 s on, here: no validation before it): the lines are read once the
+// run line is there, and no progress line may be among them
+static void test_a_runs_output_to_a_file_says_what_it_is_before_its_first_step_line(void) {
+    std::string dir = temp_run_dir("told"), out = dir + ".out";
+    std::string command = "./train --out " + dir + " --task copy --steps 100000 --eval-every 100000 --train-size 500 --valid-size 40 --test-size 40"
+                          " --threads 1 --device cpu > " + out + " 2>&1 & pid=$!; " +
+                          "for i in $(seq 600); do grep -qs '^run: ' " + out + " && break; sleep 0.05; done; " +
+                          "cp " + out + " " + out + ".early; kill -TERM $pid; wait $pid";
+    int status = system(command.c_str());
+    TEST_ASSERT_EQUAL_INT(128 + SIGTERM, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    std::string early = read_file(out + ".early");
+    for (const std::string& line : std::vector<std::string>{"\ndevice: CPU, 1 threads", "\nmodel: tiny", "\nrun: " + dir + ", 100000 steps"})
+        TEST_ASSERT_MESSAGE(early.find(line) != std::string::npos, (line + " is not in: " + early).c_str());
+    TEST_ASSERT_MESSAGE(early.find("step ") == std::string::npos, early.c_str());
+}
+
 // the step the run in `dir` last saved its state after (0: none yet)
 static int saved_step(const std::string& dir) {
     std::string state = read_file(dir + "/state.bin");
@@ -705,6 +722,7 @@ int main(int argc, char** argv) {
     RUN_TEST(test_load_tests_a_model_on_longer_lengths);
     RUN_TEST(test_load_answer_decodes_prompts_as_sample_does);
     RUN_TEST(test_sigint_and_sigterm_save_the_state_and_resume_exactly);
+    RUN_TEST(test_a_runs_output_to_a_file_says_what_it_is_before_its_first_step_line);
     RUN_TEST(test_a_run_killed_at_random_moments_ends_as_if_never_killed);
     RUN_TEST(test_a_diverging_run_stops_at_its_first_nonfinite_step);
     return UNITY_END();
