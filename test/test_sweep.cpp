@@ -177,14 +177,18 @@ static void test_a_run_another_process_holds_is_skipped(void) {
 
 // Two sweeps of one tree at once: the second skips the run the first holds, and the first still
 // counts its run as finished (each sweep's status lines in its own directory: shared, the
-// second's skip overwrote the first's line and the first reported its run FAILED)
+// second's skip overwrote the first's line and the first reported its run FAILED). The first's
+// ./train is paused (SIGSTOP) from its start until the second sweep ends, so that it is still
+// running then on any machine, however fast or slow.
 static void test_two_sweeps_of_one_tree_each_count_their_own_runs(void) {
-    std::string root = unity_temp_dir() + "/twice", sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
-                                                    " -- --steps 300 --eval-every 150 --train-size 500 --valid-size 40 --test-size 40";
+    // its ./train, by a pattern that matches no shell whose command line holds the pattern itself
+    std::string root = unity_temp_dir() + "/twice", running = "'--out [/]" + root.substr(1) + "/'",
+                sweep = "dev/sweep.sh " + root + " --tasks copy --pes nope --seeds 7 --threads 1 --device cpu --no-report" +
+                        " -- --steps 60 --eval-every 30 --train-size 500 --valid-size 40 --test-size 40";  // a second or two: time to catch it
     Result r = shell("{ " + sweep + " > " + root + ".first 2>&1 & first=$!; "
-                     "until [ -s " + root + "/logs/copy-nope-s7.log ]; do sleep 0.05; done; " +
-                     sweep + " > " + root + ".second 2>&1; second=$?; wait $first; echo \"first $? second $second\"; "
-                     "cat " + root + ".first " + root + ".second; ls -A " + root + "/logs; }");
+                     "for i in $(seq 3000); do pkill -STOP -f -- " + running + " && break; sleep 0.01; done; " +
+                     sweep + " > " + root + ".second 2>&1; second=$?; pkill -CONT -f -- " + running + "; wait $first; "
+                     "echo \"first $? second $second\"; cat " + root + ".first " + root + ".second; ls -A " + root + "/logs; }");
     TEST_ASSERT_MESSAGE(contains(r.out, "first 0 second 0\n"), r.out.c_str());
     TEST_ASSERT_MESSAGE(contains(r.out, "[1/1] copy-nope-s7: finished in ") && contains(r.out, "[1/1] copy-nope-s7: skipped: another process is running it"),
                         r.out.c_str());
