@@ -290,7 +290,7 @@ struct Run {
     std::string dir;
     std::unique_ptr<GpuModel> gpu;  // the model on the GPU, or nothing
     std::vector<float> logits;      // a batch's logits copied from the GPU
-    bool quiet = false;             // build() does not describe data, device and model: stdout carries answers alone
+    bool quiet = false;             // describe() prints nothing: stdout carries answers (--answer) or a tool's own lines alone
 
     explicit Run(RunConfig* c) : config(c) {}
 };
@@ -393,13 +393,16 @@ static const char* products(const Run& r) {
     return r.gpu || p == PRECISION_BF16 ? PRECISION_NAMES[p] : "fp32";
 }
 
-// a line describing the run's data, device or model, as build() makes them
+// a line describing the run's data, device, model or directory, as they are made; flushed at
+// once, since a log of the run's output (a sweep's) is read while it runs, and stdout to a file
+// is written only as its buffer fills: the lines would wait for the first progress line, 15 s on
 static void describe(const Run& r, const char* format, ...) {
     if (r.quiet) return;
     va_list args;
     va_start(args, format);
     vprintf(format, args);
     va_end(args);
+    fflush(stdout);
 }
 
 // Makes the run's model: on the CPU, or on the GPU with a host copy for checkpoints and greedy
@@ -1005,10 +1008,6 @@ static void train(Run* r, int stop_at) {
     stop_signal = 0;
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
-    // what the run is (its data, device and model lines) reaches a log now, not with the first
-    // progress line 15 s on: stdout to a file is written only as its buffer fills or a line is
-    // flushed, and a sweep's log is read while its run trains
-    fflush(stdout);
     for (int step = r->progress.step; step < std::min(c.steps, stop_at) && !stop_signal; step++) {
         auto step_start = std::chrono::steady_clock::now();
         training_batch(&batch, &sampler, *r, step);
@@ -1286,8 +1285,8 @@ static void prepare_run(Run* r) {
         host_to_device(r);
     }
     write_run_file(r->dir + "/config.json", config_json(*r));
-    printf("run: %s, %d steps of %d sequences, lr %g%s\n\n", r->dir.c_str(), c->steps, c->batch, c->lr,
-           c->resume.empty() ? "" : (", resumed after step " + std::to_string(r->progress.step)).c_str());
+    describe(*r, "run: %s, %d steps of %d sequences, lr %g%s\n\n", r->dir.c_str(), c->steps, c->batch, c->lr,
+             c->resume.empty() ? "" : (", resumed after step " + std::to_string(r->progress.step)).c_str());
 }
 
 // After the last step: the best checkpoint's results, written and printed.
