@@ -1561,6 +1561,290 @@ static void test_bos_starts_every_example_and_keeps_the_rest(void) {
     }
 }
 
+// ----------------------------------------------------------------------------
+// rules a mutation-testing round found open (refusals, boundaries, generators' laws): each test
+// below fails on a mutant of tasks.h, grammars.h or chomsky.h that every test above passed
+
+// Every reader of plain numbers (sort_multi, sum, poly) refuses a leading zero, on a number of two
+// digits too ("0 7" is not how number_words writes 7), while the number 0 itself reads; poly's
+// numbers may have up to 9 digits (MAX_SMALL_NUMBER_DIGITS), and a 9-digit one is read in full.
+static void test_number_readers_refuse_leading_zeros_and_take_nine_digits(void) {
+    struct Bad { const char* task; const char* prompt; const char* message; };
+    const Bad cases[] = {
+        {"sort_multi", "Sort the following list [ 1 2 , 0 7 ] .", "word 9: a number may not start with 0"},
+        {"sum", "Compute: 0 7 + 1 . [SEP]", "word 2: a number may not start with 0"},
+        {"poly", "Evaluate at x = 0 1 in 1 * x ** 1 ?", "word 5: a number may not start with 0"},
+        {"poly", "Evaluate at x = 1 in 1 * x ** 0 1 ?", "word 11: a number may not start with 0"},
+    };
+    for (const Bad& b : cases) {
+        const Task& t = find_task(b.task);
+        int length = 0;
+        TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), b.prompt, &length), b.message);
+    }
+    TEST_ASSERT_EQUAL_STRING("The answer is 1 .", answer("sum", "Compute: 0 + 1 . [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("The sorted list is [ 0 , 7 ] .", answer("sort_multi", "Sort the following list [ 7 , 0 ] ."));
+    // 123456789 * 1 ** 1 = 123456789, which is 9 mod 10; and (-987654321) * 1 ** 2 is 9 mod 10
+    TEST_ASSERT_EQUAL_STRING("The answer is 9 .", answer("poly", "Evaluate at x = 1 in 1 2 3 4 5 6 7 8 9 * x ** 1 ?"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 9 .", answer("poly", "Evaluate at x = - 1 in - 9 8 7 6 5 4 3 2 1 * x ** 2 ?"));
+}
+
+// Each copy variant refuses the prompts its rule excludes: rsc2x, like copy, one word repeated;
+// rdc only the replaced word after 'in' (README: "Replace a with b in a a a"); and none takes an
+// empty input (λ >= 1: the solver would read a first word that is not there)
+static void test_copy_variants_refuse_inputs_their_rule_excludes(void) {
+    struct Bad { const char* task; const char* prompt; const char* message; };
+    const Bad cases[] = {
+        {"copy_rsc2x", "Copy: a b a [SEP]", "copy_rsc2x copies one word repeated"},
+        {"copy_rdc", "Replace a with b in c c [SEP]", "copy_rdc expects only 'a' after 'in'"},
+        {"copy_rdc", "Replace a with b in a c [SEP]", "copy_rdc expects only 'a' after 'in'"},
+        {"copy_cmc", "Copy: [SEP]", "the prompt has no words to copy"},
+        {"copy_rdc", "Replace a with b in [SEP]", "the prompt has no words to copy"},
+        {"reverse", "Reverse: [SEP]", "the prompt has no words to reverse"},
+    };
+    for (const Bad& b : cases) {
+        const Task& t = find_task(b.task);
+        int length = 0;
+        TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), b.prompt, &length), b.message);
+    }
+    TEST_ASSERT_EQUAL_STRING("a a a a", answer("copy_rsc2x", "Copy: a a [SEP]"));
+}
+
+// sum reads numbers of any length (its generator draws 1-9, a prompt may hold more): the answer
+// is the whole sum mod 10, not the first digits' (12 + 3 + 4 0 5 = 420, so 0)
+static void test_sum_adds_numbers_of_several_digits(void) {
+    TEST_ASSERT_EQUAL_STRING("The answer is 5 .", answer("sum", "Compute: 1 2 + 3 . [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 0 .", answer("sum", "Compute: 1 2 + 3 + 4 0 5 . [SEP]"));
+    TEST_ASSERT_EQUAL_STRING("The answer is 8 .", answer("sum", "Compute: 9 9 + 9 9 9 . [SEP]"));  // 1098
+}
+
+// A dealt task's deck is shuffled into every order alike, as a split is: over many seeds each of
+// the 6 orders of a 3-prompt deck comes up alike (Sattolo's shuffle, which never leaves a prompt
+// in place, would make 2 of them, and copy_rdc's first prompt of a deck could never be dealt first)
+static void test_a_deck_is_shuffled_into_every_order_alike(void) {
+    static const DealtPrompts three = {3, rdc_nth};
+    Task task = find_task("copy_rdc");
+    task.deck = &three;
+    std::map<int, int> order;
+    for (uint64_t seed = 0; seed < 60000; seed++) {
+        std::vector<int> deck = shuffled_deck(task, seed, 5);
+        TEST_ASSERT_EQUAL_INT(3, deck.size());
+        order[deck[0] * 9 + deck[1] * 3 + deck[2]]++;
+    }
+    TEST_ASSERT_EQUAL_INT(6, order.size());
+    std::map<int, int> numbered;  // the six orders, numbered 0..5
+    for (const auto& kv : order) numbered[(int)numbered.size()] = kv.second;
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(numbered, 0, 5).c_str());
+}
+
+// The hint reader itself refuses, naming the word, a hint outside @0 .. @(H-1) or written
+// otherwise than hint_word writes it ("@01", "@1x"), before any vocabulary check: data_target
+// reads prompts that never went through task_answer's (H is 18 at the default test lengths)
+static void test_the_hint_reader_refuses_hints_out_of_range_or_misspelt(void) {
+    const Task& task = find_task("addition");
+    DataConfig c = formatted(false, true);
+    int length = 0;
+    for (const char* hint : {"@18", "@01", "@1x", "@-1", "@"}) {
+        std::string prompt = std::string("Compute ") + hint + " 5 @0 8 + @0 4 ?";
+        TEST_ASSERT_THROWS_WITH(data_target(task, c, split_words(prompt), &length), "word 2: expected a hint (@0 to @17), found '" + std::string(hint) + "'");
+    }
+    TEST_ASSERT_EQUAL_STRING("The answer is @17 9 .", join_words(data_target(task, c, split_words("Compute @17 5 + @17 4 ?"), &length)).c_str());
+}
+
+// poly's powers hold for any degree a prompt may write (the generator's stop at 3): each value
+// here is the polynomial computed by repeated multiplication mod 10, so a power that took the
+// degree mod 4 (x^4 = 1) or otherwise shortcut the exponent would show
+static void test_poly_evaluates_degrees_beyond_the_generators(void) {
+    struct Case { int x, coefficient, degree; };
+    const Case cases[] = {{2, 1, 4}, {3, 1, 8}, {-2, 3, 12}, {8, -1, 100}, {7, 2, 999}, {5, 1, 4}, {-1, 1, 7}};
+    for (const Case& c : cases) {
+        long long power = 1;
+        for (int k = 0; k < c.degree; k++) power = power * c.x % 10;
+        long long value = ((c.coefficient * power) % 10 + 10) % 10;
+        std::string prompt = "Evaluate at x = " + join_words(number_words(c.x)) + " in " + join_words(number_words(c.coefficient)) +
+                             " * x ** " + spaced(std::to_string(c.degree)) + " ?";
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("The answer is " + std::to_string(value) + " .", answer("poly", prompt.c_str()), prompt.c_str());
+    }
+}
+
+// PCFG SET's string symbols are drawn uniformly over all 520 of A1 .. Z20
+static void test_pcfg_symbols_are_uniform_over_the_alphabet(void) {
+    const Task& pcfg = find_task("pcfg");
+    Rng rng = rng_stream(10, 0);
+    std::map<int, int> rank;
+    for (int i = 0; i < 3000; i++)
+        for (const std::string& w : pcfg.sample(pcfg, &rng, Bin{8, 8, 8}))
+            if (pcfg_alphabet().contains(w)) rank[pcfg_alphabet().rank.at(w)]++;
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(rank, 0, PCFG_LETTERS * PCFG_INDICES - 1).c_str());
+}
+
+// PCFG SET never writes one string argument twice in a prompt: a repeat is so rare a draw (two
+// strings of 2 symbols alike: 1 in 4.3 million) that sampled prompts can not show the rule, so the
+// filler is made to draw the same string again, by rewinding its random stream, and must draw anew
+static void test_pcfg_filler_redraws_a_string_it_already_used(void) {
+    const std::vector<int> leaf = {0};
+    Rng rng = rng_stream(11, 0);
+    PcfgFill fill(&rng, leaf);
+    Rng start = rng;
+    Words first, second, again;
+    TEST_ASSERT_TRUE(fill.subtree(&first));
+    rng = start, fill.node = 0;  // the same draws again: the same string comes first
+    TEST_ASSERT_TRUE(fill.subtree(&second));
+    TEST_ASSERT_TRUE(first != second);
+    TEST_ASSERT_TRUE(second.size() >= 2 && second.size() <= 5);
+    PcfgFill fresh(&start, leaf);  // a filler that has used no string keeps the first draw
+    TEST_ASSERT_TRUE(fresh.subtree(&again));
+    TEST_ASSERT_TRUE(first == again);
+}
+
+// A binary operation needs a number on each side of its operator: a missing second number is
+// refused as a missing first one is (test_malformed_prompts_are_refused_with_the_place_named)
+static void test_binary_operations_refuse_a_missing_second_number(void) {
+    for (const char* name : {"ch_binary_addition", "ch_binary_multiplication"}) {
+        const Task& t = find_task(name);
+        std::string op = ch_words(t.variant).symbols[2], prompt = std::string(ch_words(t.variant).keyword) + " 1 0 " + op + " [SEP]";
+        int length = 0;
+        TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), prompt, &length), "word 4: '" + op + "' needs a number on each side");
+    }
+}
+
+// solve equation puts x on the first digit at or after a uniform position, wrapping (the paper's
+// generator). At λ = 7 the expression is ( d op d ): positions 0 and 1 lead to the first digit,
+// 2 and 3 to the second, 4 (the ')') wraps round to the first, so x is the first digit 3 times in 5.
+// Its operators are + and - alike (the paper's mult=False).
+static void test_solve_equation_puts_x_as_the_papers_generator_does(void) {
+    const Task& t = find_task("ch_solve_equation");
+    Rng rng = rng_stream(12, 0);
+    const int draws = 20000;
+    int first = 0;
+    std::map<int, int> op;
+    for (int i = 0; i < draws; i++) {
+        Words in = ch_input(t.sample(t, &rng, Bin{7, 7, 7}));
+        TEST_ASSERT_EQUAL_INT(7, in.size());
+        TEST_ASSERT_TRUE(in[0] == "(" && in[4] == ")" && in[5] == "=");
+        TEST_ASSERT_TRUE((in[1] == "x") != (in[3] == "x"));
+        first += in[1] == "x";
+        op[(int)std::string("+-").find(in[2])]++;
+    }
+    TEST_ASSERT_DOUBLE_WITHIN(5 * std::sqrt(draws * 0.6 * 0.4), draws * 0.6, first);
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(op, 0, 1).c_str());
+}
+
+// modular arithmetic (no brackets): digits uniform over 0..4, and operators over + - * between them
+static void test_modular_arithmetic_draws_every_digit_and_operator_alike(void) {
+    const Task& t = find_task("ch_modular_arithmetic");
+    Rng rng = rng_stream(13, 0);
+    std::map<int, int> digit, op;
+    for (int i = 0; i < 4000; i++) {
+        Words in = ch_input(t.sample(t, &rng, Bin{5, 5, 5}));
+        TEST_ASSERT_EQUAL_INT(9, in.size());
+        for (size_t j = 0; j < in.size(); j++) {
+            if (j % 2 == 0) digit[std::stoi(in[j])]++;
+            else op[(int)std::string("+-*").find(in[j])]++;
+        }
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(digit, 0, 4).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(op, 0, 2).c_str());
+}
+
+// The nesting limit counts brackets and signs, CH_MAX_DEPTH = 1000 of them: an expression exactly
+// 1000 deep is read, its '*' operands too, and one a level deeper is refused
+static void test_expressions_nested_to_the_limit_are_read(void) {
+    const Task& t = find_task("ch_modular_arithmetic_brackets");
+    Vocab v = make_vocab(t);
+    auto nested = [](int depth, const char* inner) {
+        std::string s = "ModularArithmeticBrackets:";
+        for (int i = 0; i < depth; i++) s += " (";
+        s += std::string(" ") + inner;
+        for (int i = 0; i < depth; i++) s += " )";
+        return s + " [SEP]";
+    };
+    int length = 0;
+    TEST_ASSERT_EQUAL_STRING("1", join_words(task_answer(t, v, nested(CH_MAX_DEPTH, "3 * 2"), &length)).c_str());  // 6 mod 5
+    TEST_ASSERT_EQUAL_STRING("2", join_words(task_answer(t, v, nested(CH_MAX_DEPTH - 1, "- 3"), &length)).c_str());
+    TEST_ASSERT_THROWS_WITH(task_answer(t, v, nested(CH_MAX_DEPTH + 1, "3 * 2"), &length), "nested deeper than 1000");
+    TEST_ASSERT_THROWS_WITH(task_answer(t, v, nested(CH_MAX_DEPTH, "- 3"), &length), "nested deeper than 1000");
+}
+
+// Index hints' offsets are drawn apart for each split, as the numbers are: with as many valid as
+// train examples in every bin, valid's offsets in a bin are not train's again (a stream shared by
+// the splits would give each bin's valid examples the offsets of its first train examples)
+static void test_index_hint_offsets_are_drawn_apart_for_each_split(void) {
+    const Task& task = find_task("addition");
+    DataConfig c = formatted(false, true);
+    c.train_size = c.valid_size = 64 * 10;  // 64 pairs of operand lengths of 1..8 digits, 10 examples each
+    Dataset d = make_dataset(task, c);
+    std::map<std::pair<int, int>, std::multiset<int>> offsets[2];  // (digits of x, of y) -> units hints
+    for (int k : {SPLIT_TRAIN, SPLIT_VALID})
+        for (int i = 0; i < d.splits[k].size(); i++) {
+            Words p = prompt_words(d.splits[k], d.vocab, i);
+            std::vector<Words> numbers = pieces(Words(p.begin() + 1, p.end() - 1), "+");
+            std::pair<int, int> bin = {(int)numbers[0].size() / 2, (int)numbers[1].size() / 2};  // a hint before every digit
+            offsets[k][bin].insert(test_number(numbers[0], false).units_hint);
+        }
+    TEST_ASSERT_EQUAL_INT(64, offsets[SPLIT_TRAIN].size());
+    int same = 0;
+    for (const auto& kv : offsets[SPLIT_TRAIN]) {
+        TEST_ASSERT_EQUAL_INT(10, kv.second.size());
+        same += offsets[SPLIT_VALID][kv.first] == kv.second;
+    }
+    TEST_ASSERT_LESS_THAN(5, same);
+}
+
+// SCAN's grammar gives a verb one of 'opposite' and 'around', never both (V -> D[1] opposite D[2]
+// | D[1] around D[2]): a command with both is refused where the direction should be
+static void test_scan_refuses_opposite_and_around_together(void) {
+    const Task& t = find_task("scan");
+    int length = 0;
+    TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), "Solve: walk opposite around left [SEP]", &length),
+                            "word 4: expected a direction (left or right), found 'around'");
+    TEST_ASSERT_THROWS_WITH(task_answer(t, make_vocab(t), "Solve: walk around opposite left [SEP]", &length),
+                            "word 4: expected a direction (left or right), found 'opposite'");
+}
+
+// LEGO's chain starts from a constant that is +1 or -1 alike: the generator draws every variable's
+// value uniformly from {+1, -1} (test_lego_chains_follow_the_papers_generator checks the links' signs)
+static void test_lego_constants_are_plus_and_minus_one_alike(void) {
+    const Task& lego = find_task("lego");
+    Rng rng = rng_stream(14, 0);
+    std::map<int, int> constant;
+    for (int i = 0; i < 4000; i++) {
+        Words p = lego.sample(lego, &rng, Bin{6, 6, 6});
+        TEST_ASSERT_TRUE(p[3] == "+1" || p[3] == "-1");  // "If a = +1 , ...": the first clause
+        constant[p[3] == "+1"]++;
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(constant, 0, 1).c_str());
+}
+
+// The Chomsky tasks whose input is λ symbols drawn alike (even pairs, parity check, cycle
+// navigation, reverse, duplicate, odds first, bucket sort): every symbol of the task comes up alike
+static void test_chomsky_uniform_inputs_draw_every_symbol_alike(void) {
+    for (const Task& t : TASKS) {
+        if (t.sample != ch_uniform_sample) continue;
+        const Words& symbols = ch_words(t.variant).symbols;
+        Rng rng = rng_stream(15, hash_string(t.name));
+        std::map<int, int> symbol;
+        for (int i = 0; i < 500; i++)
+            for (const std::string& w : ch_input(t.sample(t, &rng, Bin{10, 10, 10})))
+                symbol[(int)(std::find(symbols.begin(), symbols.end(), w) - symbols.begin())]++;
+        TEST_ASSERT_EQUAL_STRING_MESSAGE("", not_uniform(symbol, 0, (int)symbols.size() - 1).c_str(), t.name);
+    }
+}
+
+// Stack manipulation at λ = 1 is a stack of one bit and no action, as the paper's repository draws
+// it (its length-1 case: one random bit); a lone action would be a prompt the paper never made
+static void test_stack_manipulation_of_one_word_is_one_bit(void) {
+    const Task& t = find_task("ch_stack_manipulation");
+    Rng rng = rng_stream(16, 0);
+    std::map<int, int> bit;
+    for (int i = 0; i < 2000; i++) {
+        Words in = ch_input(t.sample(t, &rng, Bin{1, 1, 1}));
+        TEST_ASSERT_EQUAL_INT(1, in.size());
+        TEST_ASSERT_MESSAGE(in[0] == "0" || in[0] == "1", in[0].c_str());
+        bit[in[0] == "1"]++;
+    }
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(bit, 0, 1).c_str());
+}
+
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_every_example_matches_an_independent_solution);
@@ -1605,5 +1889,22 @@ int main(int argc, char** argv) {
     RUN_TEST(test_readme_examples_are_right);
     RUN_TEST(test_every_task_starts_with_a_word_it_never_repeats);
     RUN_TEST(test_bos_starts_every_example_and_keeps_the_rest);
+    RUN_TEST(test_number_readers_refuse_leading_zeros_and_take_nine_digits);
+    RUN_TEST(test_copy_variants_refuse_inputs_their_rule_excludes);
+    RUN_TEST(test_sum_adds_numbers_of_several_digits);
+    RUN_TEST(test_a_deck_is_shuffled_into_every_order_alike);
+    RUN_TEST(test_the_hint_reader_refuses_hints_out_of_range_or_misspelt);
+    RUN_TEST(test_poly_evaluates_degrees_beyond_the_generators);
+    RUN_TEST(test_pcfg_symbols_are_uniform_over_the_alphabet);
+    RUN_TEST(test_pcfg_filler_redraws_a_string_it_already_used);
+    RUN_TEST(test_binary_operations_refuse_a_missing_second_number);
+    RUN_TEST(test_solve_equation_puts_x_as_the_papers_generator_does);
+    RUN_TEST(test_modular_arithmetic_draws_every_digit_and_operator_alike);
+    RUN_TEST(test_expressions_nested_to_the_limit_are_read);
+    RUN_TEST(test_index_hint_offsets_are_drawn_apart_for_each_split);
+    RUN_TEST(test_scan_refuses_opposite_and_around_together);
+    RUN_TEST(test_lego_constants_are_plus_and_minus_one_alike);
+    RUN_TEST(test_chomsky_uniform_inputs_draw_every_symbol_alike);
+    RUN_TEST(test_stack_manipulation_of_one_word_is_one_bit);
     return UNITY_END();
 }
