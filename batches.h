@@ -228,6 +228,8 @@ struct BatchSampler {
             pooled = step / pool;
             sorted.clear();
             for (long k = pooled * pool * B; k < (pooled + 1) * pool * B; k++) sorted.push_back(stream(k));
+            // stable: examples of one length keep the stream's order, so which share a batch is a
+            // function of (seed, step) under any C++ library (std::sort orders ties its own way)
             std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) { return split.example_len(a) < split.example_len(b); });
             size_t targets = 0;
             for (int e : sorted) targets += split.example_len(e) - split.prompt_len[e];  // fill_batch's targets

@@ -60,6 +60,18 @@ static void test_divergences_match_hand_computations(void) {
     TEST_ASSERT_FALSE(std::isfinite(js_divergence(a, b, 2, true)));            // the paper's variant has none
 }
 
+// The paper's variant, ½ KL(m‖p) + ½ KL(m‖q), is infinite as soon as either row gives nothing
+// to a key the other gives something (m > 0 there), whichever of the two it is; the textbook
+// divergence stays finite: for p = (1, 0), q = (½, ½), m = (¾, ¼), ½ ln(4/3) + ¼ ln(2/3) + ¼ ln 2
+static void test_the_papers_divergence_is_infinite_where_one_row_alone_gives_a_key_nothing(void) {
+    const float p[] = {1, 0}, q[] = {0.5f, 0.5f};
+    TEST_ASSERT_FALSE(std::isfinite(js_divergence(p, q, 2, true)));
+    TEST_ASSERT_FALSE(std::isfinite(js_divergence(q, p, 2, true)));
+    const double textbook = 0.5 * log(4.0 / 3) + 0.25 * log(2.0 / 3) + 0.25 * log(2.0);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-7, textbook, js_divergence(p, q, 2, false));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-7, textbook, js_divergence(q, p, 2, false));
+}
+
 // self against first-token attention: rows agree at t = 0 only, so D_AT = (T - 1) ln 2 / T
 static void test_head_distance_of_two_known_patterns(void) {
     AttentionExample self = one_hot_example(4, 1, 1, 2, 3, to_self), first = one_hot_example(4, 1, 1, 2, 3, to_first);
@@ -115,6 +127,21 @@ static void test_attention_distance_pairs_layers_and_heads_and_averages_examples
     da.NH = 1;
     da.examples = {self1, self1}, db.examples = {self1, one_hot_example(8, 1, 1, 4, 9, to_first)};
     TEST_ASSERT_DOUBLE_WITHIN(1e-7, one_layer_apart / 2, attention_distance(da, db, false)[9]);
+}
+
+// The §5.2 distance pairs the two dumps' examples one by one, layer by layer: dumps of other
+// numbers of examples (whichever holds more) or of layers are refused, not compared in part
+static void test_attention_distance_refuses_dumps_of_other_examples_or_layers(void) {
+    AttentionDump a, b;
+    a.L = b.L = 1, a.NH = b.NH = 1;
+    a.examples = {one_hot_example(4, 1, 1, 2, 3, to_self)};
+    b.examples = {a.examples[0], a.examples[0]};
+    TEST_ASSERT_THROWS_WITH(attention_distance(a, b, false), "the two dumps hold different layers or examples");
+    TEST_ASSERT_THROWS_WITH(attention_distance(b, a, false), "the two dumps hold different layers or examples");
+    b.examples.pop_back(), b.L = 2;
+    TEST_ASSERT_THROWS_WITH(attention_distance(a, b, false), "the two dumps hold different layers or examples");
+    b.L = 1;
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, attention_distance(a, b, false)[3]);
 }
 
 // Previous-token attention over the output region t = 4..7 of an 8-token example: distances
@@ -242,6 +269,79 @@ static void test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads(
     AttendsByQuery by_index = attends_by_query(largest, 0, 0, 0, BY_INDEX);
     TEST_ASSERT_FALSE(by_index.mass.empty());
     for (const auto& [group, mass] : by_index.mass) TEST_ASSERT_TRUE(mass.size() <= largest.examples[0].tokens.size());
+}
+
+// Each field the reader bounds, one past its bound (or at 0 where it must be at least 1), in a
+// dump otherwise whole: refused with the message of that field, never read on (a field let
+// through would read as a truncated file, or as a dump, and the analyses index arrays by it).
+// The header is version 3's: magic, version, L, NH, examples, words, has_positions, C.
+static void test_a_dump_with_an_impossible_field_is_refused_by_name(void) {
+    const int32_t M = ATTENTION_DUMP_MAGIC, V = ATTENTION_DUMP_VERSION;
+    const char *header = "has an impossible header", *example = "example 0 has an impossible size or split";
+    struct {
+        std::vector<int32_t> ints;
+        std::string error;
+    } bad[] = {
+        {{M, 0, 1, 1, 0, 0, 0, 0}, "is not an attention dump of version 1 to 3"},
+        {{M, V + 1, 1, 1, 0, 0, 0, 0}, "is not an attention dump of version 1 to 3"},
+        {{M, V, 0, 1, 0, 0, 0, 0}, header},
+        {{M, V, 1, 0, 0, 0, 0, 0}, header},
+        {{M, V, 4097, 1, 0, 0, 0, 0}, header},
+        {{M, V, 1, 4097, 0, 0, 0, 0}, header},
+        {{M, V, 1, 1, -1, 0, 0, 0}, header},
+        {{M, V, 1, 1, 0, -1, 0, 0}, header},
+        {{M, V, 1, 1, 0, MAX_DUMP_WORDS + 1, 0, 0}, header},
+        {{M, V, 1, 1, 0, 0, 2, 0}, header},
+        {{M, V, 1, 1, 0, 0, -1, 0}, header},
+        {{M, V, 1, 1, 0, 0, 0, -1}, header},
+        {{M, V, 1, 1, 0, 0, 0, 65537}, header},
+        {{M, V, 1, 1, 0, 1, 0, 0, 4097}, "word 0 has an impossible size"},
+        {{M, V, 1, 1, 0, 1, 0, 0, -1}, "word 0 has an impossible size"},
+        {{M, V, 1, 1, 0, 0, 1, 0, 2, 1, 1}, "has an impossible CoPE table"},  // more copies than layers
+        {{M, V, 1, 1, 0, 0, 1, 0, 0, 1, 1}, "has an impossible CoPE table"},
+        {{M, V, 1, 1, 0, 0, 1, 0, 1, 0, 1}, "has an impossible CoPE table"},
+        {{M, V, 1, 1, 0, 0, 1, 0, 1, 1, 0}, "has an impossible CoPE table"},
+        {{M, V, 1, 1, 0, 0, 1, 0, 1, 65537, 1}, "has an impossible CoPE table"},
+        {{M, V, 1, 1, 1, 0, 0, 0, DUMP_TEST, 0, 1, 3, 2}, example},  // a prompt longer than the example
+        {{M, V, 1, 1, 1, 0, 0, 0, DUMP_TEST, 0, 1, -1, 2}, example},
+        {{M, V, 1, 1, 1, 0, 0, 0, DUMP_TEST, 0, 1, 0, 0}, example},  // no token at all
+        {{M, V, 1, 1, 1, 0, 0, 0, DUMP_TEST, 0, 1, 0, 65537}, example},
+        {{M, V, 1, 1, 1, 0, 0, 0, -1, 0, 1, 0, 1}, example},
+        {{M, V, 1, 1, 1, 0, 0, 0, DUMP_TEST, 0, 1, 0, 1, -1}, "example 0 has token -1, not a word"},
+    };
+    std::string path = unity_temp_dir() + "/bad.bin";
+    for (const auto& b : bad) {
+        FILE* f = fopen(path.c_str(), "wb");
+        fwrite(b.ints.data(), 4, b.ints.size(), f);
+        fclose(f);
+        TEST_ASSERT_THROWS_WITH(read_attention_dump(path), b.error);
+    }
+    // and a dump at the lower bounds reads: one layer, head, table row and token, the token's prompt
+    // the whole example
+    std::vector<int32_t> whole = {M, V, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, DUMP_TEST, 0, 1, 1, 1, 0};
+    const float one = 1;
+    FILE* f = fopen(path.c_str(), "wb");
+    fwrite(whole.data(), 4, whole.size(), f);  // table: one copy of one row of width 1, its value 0
+    fwrite(&one, 4, 1, f);                     // the probability
+    fwrite(&one, 4, 1, f);                     // CoPE's position
+    fclose(f);
+    AttentionDump d = read_attention_dump(path);
+    TEST_ASSERT_TRUE(d.has_positions && d.examples.size() == 1 && d.examples[0].T == 1 && d.examples[0].prompt_len == 1 && d.examples[0].probs[0] == 1);
+}
+
+// An example with no prompt (prompt_len 0, which the reader takes): no query predicts its first
+// token, so the answer's queries start at t = 0, never before the first row, and run to T - 3
+static void test_an_empty_prompt_starts_the_answer_queries_at_the_first_token(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1;
+    d.examples.push_back(one_hot_example(5, 1, 1, 0, 4, to_first));
+    TEST_ASSERT_EQUAL_INT(0, first_answer_query(d.examples[0]));
+    AttendsByQuery by_index = attends_by_query(d, 0, 0, 0, BY_INDEX);
+    TEST_ASSERT_EQUAL_INT(3, by_index.queries.size());  // answer words 0, 1, 2: queries t = 0, 1, 2
+    for (int group = 0; group < 3; group++) {
+        TEST_ASSERT_EQUAL_INT(1, by_index.queries[group]);
+        TEST_ASSERT_DOUBLE_WITHIN(0, 1.0, by_index.mass[group][2]);  // all of it on the first token, word 2
+    }
 }
 
 // attends_by_query on two hand-built examples of tokens 2..9 (the answer's queries t = 3, 4, 5
@@ -570,6 +670,27 @@ static void test_dev_attention_scores_prints_each_bins_best_mean_and_the_largest
     TEST_ASSERT_MESSAGE(tsv.find("x\t0\tw2\t1\t2\t-0.8370\t1.0986\n") != std::string::npos, tsv.c_str());
 }
 
+// layer0_scores: each key of the first answer query's row (t = 3 here) gives the point
+// ln p_k - ln p_t at distance t - k, under its word, except a key whose probability is below
+// FLT_MIN (a subnormal, which no longer holds its score, or 0): FLT_MIN itself still counts
+static void test_layer0_scores_take_no_point_from_a_probability_below_flt_min(void) {
+    AttentionDump d;
+    d.L = 1, d.NH = 1;
+    AttentionExample e = one_hot_example(6, 1, 1, 4, 5, to_self);  // tokens 2..7
+    float* row = &e.probs[3 * 6];
+    row[0] = 1e-40f, row[1] = 0.25f, row[2] = FLT_MIN, row[3] = 0.5f;
+    d.examples.push_back(e);
+    ScoreCurves curves = layer0_scores(d, 0);
+    TEST_ASSERT_EQUAL_INT(3, curves.size());
+    TEST_ASSERT_EQUAL_INT(0, curves.count(std::make_tuple(0, 2, 3)));
+    TEST_ASSERT_DOUBLE_WITHIN(1e-12, log(0.5), curves[std::make_tuple(0, 3, 2)].mean());
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, log((double)FLT_MIN) - log(0.5), curves[std::make_tuple(0, 4, 1)].mean());
+    TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, curves[std::make_tuple(0, 5, 0)].mean());
+    row = &d.examples[0].probs[3 * 6];
+    row[3] = 1e-40f;  // the query's own key below FLT_MIN: nothing to measure the others by
+    TEST_ASSERT_EQUAL_INT(0, layer0_scores(d, 0).size());
+}
+
 // least_squares recovers a linear law exactly (to rounding) from rows with a constant feature,
 // which only the ridge keeps solvable, and a feature of noise
 static void test_least_squares_recovers_a_linear_law(void) {
@@ -587,6 +708,30 @@ static void test_least_squares_recovers_a_linear_law(void) {
     TEST_ASSERT_DOUBLE_WITHIN(1e-4, 0.5, fit.w[2]);
     float x[3] = {10, 1, -4};  // far from the rows: a line extends
     TEST_ASSERT_DOUBLE_WITHIN(1e-3, 3.0 - 20.0 - 2.0, fit.predict(x));
+}
+
+// least_squares where no feature varies (every row the same): the ridge's floor (the features'
+// variance is 0) keeps the system solvable, and the fit is the targets' mean, with no weight
+static void test_least_squares_of_features_that_never_vary_predicts_the_mean(void) {
+    const float x[2] = {1, 2};
+    std::vector<const float*> rows(4, x);
+    LinearFit fit = least_squares(rows, {1, 2, 3, 6}, 2);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, 0.0, fit.w[0]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, 0.0, fit.w[1]);
+    TEST_ASSERT_DOUBLE_WITHIN(1e-9, 3.0, fit.predict(x));
+}
+
+// CoPE's table row by row: a zero row has no direction, so its cosine with the row before is
+// 0, and so is the next row's with it (the rule "0 where either is zero"), never 0 / 0
+static void test_cope_table_rows_give_a_zero_row_no_cosine(void) {
+    AttentionDump d;
+    d.L = 1, d.table_copies = 1, d.table_rows = 4, d.table_width = 2, d.table = {0, 0, 3, 4, 0, 0, 6, 8};
+    std::vector<CopeTableRow> rows = cope_table_rows(d, 0);
+    const double norms[] = {0, 5, 0, 10};
+    for (int m = 0; m < 4; m++) {
+        TEST_ASSERT_DOUBLE_WITHIN(1e-12, norms[m], rows[m].norm);
+        TEST_ASSERT_DOUBLE_WITHIN(0, 0.0, rows[m].cos_previous);
+    }
 }
 
 // position_probe on hand-built states: state 0 holds the position itself (beside noise), so the
@@ -1386,20 +1531,27 @@ static void test_t5_table_reads_the_run_lengths_from_the_checkpoint(void) {
 int main(int argc, char** argv) {
     UNITY_BEGIN(argc, argv);
     RUN_TEST(test_divergences_match_hand_computations);
+    RUN_TEST(test_the_papers_divergence_is_infinite_where_one_row_alone_gives_a_key_nothing);
     RUN_TEST(test_head_distance_of_two_known_patterns);
     RUN_TEST(test_attention_distance_takes_the_closest_heads_per_layer);
     RUN_TEST(test_attention_distance_pairs_layers_and_heads_and_averages_examples);
+    RUN_TEST(test_attention_distance_refuses_dumps_of_other_examples_or_layers);
     RUN_TEST(test_attended_distance_histogram_of_known_patterns);
     RUN_TEST(test_a_dump_reads_back_and_a_damaged_one_is_refused);
     RUN_TEST(test_a_dump_keeps_its_words_and_positions_and_version_1_still_reads);
+    RUN_TEST(test_a_dump_with_an_impossible_field_is_refused_by_name);
+    RUN_TEST(test_an_empty_prompt_starts_the_answer_queries_at_the_first_token);
     RUN_TEST(test_attends_by_query_groups_by_the_predicted_word_or_its_index);
     RUN_TEST(test_attends_prints_the_most_frequent_answer_words_and_their_most_attended_keys);
     RUN_TEST(test_attention_span_bins_the_first_query_by_distance_or_position);
     RUN_TEST(test_cope_head_finds_the_counted_word);
     RUN_TEST(test_least_squares_recovers_a_linear_law);
+    RUN_TEST(test_least_squares_of_features_that_never_vary_predicts_the_mean);
+    RUN_TEST(test_cope_table_rows_give_a_zero_row_no_cosine);
     RUN_TEST(test_the_position_probe_reads_a_code_as_far_as_it_goes);
     RUN_TEST(test_dev_attention_writes_the_tables_and_plots);
     RUN_TEST(test_dev_attention_scores_prints_each_bins_best_mean_and_the_largest_spread);
+    RUN_TEST(test_layer0_scores_take_no_point_from_a_probability_below_flt_min);
     RUN_TEST(test_dump_attention_of_a_trained_model);
     RUN_TEST(test_dump_attention_at_drawn_positions);
     RUN_TEST(test_layer0_scores_are_one_curve_for_a_relative_pe_and_not_for_ape);

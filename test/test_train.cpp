@@ -342,6 +342,27 @@ static void test_place_offsets_reach_the_last_position_and_every_abacus_offset(v
     TEST_ASSERT_EQUAL_INT(ABACUS_MAX_OFFSET - 1, *abacus.rbegin());
 }
 
+// --position-coupling's offset reads the places of every token of the row, its last one too:
+// a row that ends on a digit (3 4 4 4: its last digit at place 3) keeps that place below the
+// table's last position in every draw, and reaches it
+static void test_place_offsets_count_a_digit_that_ends_the_row(void) {
+    Model m;
+    m.config.position_coupling = true, m.config.max_T = 10;  // positions 0..10
+    m.is_digit.assign(16, 0);
+    m.is_digit[4] = 1;
+    Batch b;
+    b.B = 1, b.T = 4;
+    b.tokens = {3, 4, 4, 4};
+    b.lengths = {4};
+    int highest = -1;
+    for (int step = 0; step < 2000; step++) {
+        draw_place_offsets(&b, m, 7, step);
+        highest = std::max(highest, b.place_offsets[0] + digit_place(b.tokens.data(), m.is_digit.data(), 3));
+    }
+    TEST_ASSERT_EQUAL_INT(3, digit_place(b.tokens.data(), m.is_digit.data(), 3));
+    TEST_ASSERT_EQUAL_INT(m.config.max_pos() - 1, highest);
+}
+
 // --stats' batch costs, counted again here from the sampler's examples: the paper's batches compute
 // B rows of their longest example; --pack the same real tokens in fewer rows of that length;
 // --sort-pool's whole pools hold the paper's examples (so the same real tokens) and compute
@@ -419,6 +440,67 @@ static void test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did
     BatchCost cost = batch_cost(split, 7, B, 0, false, steps, {8, cap});
     TEST_ASSERT_EQUAL_INT(computed, cost.computed);
     for (const std::pair<int, int>& shape : cost.shapes) TEST_ASSERT_TRUE(shape.second % 8 == 0 || shape.second == cap);
+}
+
+// --pad-to-multiple N's rows, against a count up from T: the first multiple of N at or above
+// T, but never past the cap; and never shorter than T itself, so a batch whose longest example
+// is already past the cap keeps it whole rather than losing its end
+static void test_rounding_takes_the_next_multiple_up_to_the_cap_and_never_cuts_a_row(void) {
+    for (int multiple = 1; multiple <= 9; multiple++)
+        for (int cap : {5, 12, 17, INT_MAX})
+            for (int T = 1; T <= 40; T++) {
+                int next = T;
+                while (next % multiple != 0) next++;
+                int expected = T >= cap ? T : std::min(next, cap);
+                Rounding rounding = {multiple, cap};
+                TEST_ASSERT_EQUAL_INT_MESSAGE(expected, rounding.length(T), format_text("T %d, multiple %d, cap %d", T, multiple, cap).c_str());
+            }
+}
+
+// fill_batch lays a batch out afresh whatever the Batch held: one that was given drawn positions
+// and place offsets and then packed (its starts, its counted positions, fewer rows), filled again,
+// is what a fresh Batch gets, with no positions, offsets or starts left to misplace its tokens
+// (training reuses one Batch step after step)
+static void test_fill_batch_keeps_nothing_of_the_batch_it_refills(void) {
+    Split split = training_split(100);
+    BatchSampler sampler(7, split, 0);
+    Batch fresh, reused;
+    sampler.fill(&reused, 0, 8);
+    draw_positions(&reused, 64, 7, 0);
+    reused.place_offsets.assign(reused.B, 3);
+    pack_batch(&reused);
+    sampler.fill(&reused, 1, 8), sampler.fill(&fresh, 1, 8);
+    TEST_ASSERT_EQUAL_INT(fresh.B, reused.B);
+    TEST_ASSERT_EQUAL_INT(fresh.T, reused.T);
+    TEST_ASSERT_MESSAGE(reused.tokens == fresh.tokens && reused.targets == fresh.targets, "tokens or targets");
+    TEST_ASSERT_MESSAGE(reused.lengths == fresh.lengths && reused.prompt_lens == fresh.prompt_lens, "lengths or prompts");
+    TEST_ASSERT_EQUAL_INT(fresh.real_tokens, reused.real_tokens);
+    TEST_ASSERT_MESSAGE(reused.positions.empty() && reused.place_offsets.empty() && reused.starts.empty(), "the packed batch's positions, offsets or starts");
+}
+
+// --sort-pool K: the pool's examples sorted shortest first, those of one length in the stream's
+// order, and cut into K batches of B, step s taking cut slots[s mod K], the pool's drawn order:
+// each batch is its cut of the pool, counted here from the paper's batches of the pool
+static void test_sort_pool_gives_each_step_the_cut_its_drawn_slot_names(void) {
+    const int n = 200, B = 8, K = 4;
+    Split split = training_split(n);
+    BatchSampler plain(7, split, 0), pooled(7, split, K);
+    auto shorter = [&split](int a, int b) { return split.example_len(a) < split.example_len(b); };
+    for (int pool = 0; pool < 6; pool++) {
+        std::vector<int> examples;  // the pool's, from the paper's batches, in the stream's order
+        for (int step = pool * K; step < (pool + 1) * K; step++)
+            for (int e : plain.examples(step, B)) examples.push_back(e);
+        // (a pool of 32 of the split's examples holds ties of length, whose order shows)
+        for (size_t i = 0; i < examples.size(); i++)
+            for (size_t j = examples.size() - 1; j > i; j--)  // bubble sort: stable by its nature, not by a library's
+                if (shorter(examples[j], examples[j - 1])) std::swap(examples[j], examples[j - 1]);
+        for (int step = pool * K; step < (pool + 1) * K; step++) {
+            std::vector<int> batch = pooled.examples(step, B);
+            int slot = pooled.slots[step % K];  // (drawn by the call above, at the pool's first step)
+            TEST_ASSERT_MESSAGE(batch == std::vector<int>(examples.begin() + slot * B, examples.begin() + (slot + 1) * B),
+                                format_text("step %d is not cut %d of its pool", step, slot).c_str());
+        }
+    }
 }
 
 // --bench times the batches of steps 0, 1, ... (after the same batches once as a warm-up): 10 of them, or
@@ -1691,8 +1773,12 @@ int main(int argc, char** argv) {
     RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
     RUN_TEST(test_pack_fills_rows_longest_first_and_batch_cost_counts_its_shapes);
     RUN_TEST(test_place_offsets_reach_the_last_position_and_every_abacus_offset);
+    RUN_TEST(test_place_offsets_count_a_digit_that_ends_the_row);
     RUN_TEST(test_batch_cost_counts_what_the_steps_compute);
     RUN_TEST(test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did);
+    RUN_TEST(test_rounding_takes_the_next_multiple_up_to_the_cap_and_never_cuts_a_row);
+    RUN_TEST(test_fill_batch_keeps_nothing_of_the_batch_it_refills);
+    RUN_TEST(test_sort_pool_gives_each_step_the_cut_its_drawn_slot_names);
     RUN_TEST(test_bench_times_whole_pools_of_the_first_steps);
     RUN_TEST(test_learning_rate_warms_up_from_zero_then_decays_to_lr_end);
     RUN_TEST(test_a_training_step_follows_the_runs_optimiser_flags);
