@@ -319,48 +319,30 @@ static void test_pack_fills_rows_longest_first_and_batch_cost_counts_its_shapes(
 }
 
 // --position-coupling's offset keeps a sequence's largest place below the table's last position
-// and reaches it; --abacus's takes every offset below ABACUS_MAX_OFFSET
+// and reaches it, reading every token of the row (a three-digit number inside it, and one that
+// ends it: the last token counts too); --abacus's takes every offset below ABACUS_MAX_OFFSET
 static void test_place_offsets_reach_the_last_position_and_every_abacus_offset(void) {
     Model m;
     m.config.position_coupling = true, m.config.max_T = 10;  // positions 0..10
     m.is_digit.assign(16, 0);
     m.is_digit[4] = 1;
     Batch b;
-    b.B = 1, b.T = 5;
-    b.tokens = {3, 4, 4, 4, 3};  // a three-digit number: its largest place is 3
-    b.lengths = {5};
-    int highest = -1;
-    for (int step = 0; step < 2000; step++) {
-        draw_place_offsets(&b, m, 7, step);
-        highest = std::max(highest, b.place_offsets[0] + 3);
+    for (std::vector<int> row : {std::vector<int>{3, 4, 4, 4, 3}, std::vector<int>{3, 4, 4, 4}}) {  // largest place: 3
+        b.B = 1, b.T = (int)row.size();
+        b.tokens = row;
+        b.lengths = {b.T};
+        int highest = -1;
+        for (int step = 0; step < 2000; step++) {
+            draw_place_offsets(&b, m, 7, step);
+            highest = std::max(highest, b.place_offsets[0] + 3);
+        }
+        TEST_ASSERT_EQUAL_INT(m.config.max_pos() - 1, highest);
     }
-    TEST_ASSERT_EQUAL_INT(m.config.max_pos() - 1, highest);
     m.config.position_coupling = false;
     std::set<int> abacus;
     for (int step = 0; step < 5000; step++) draw_place_offsets(&b, m, 7, step), abacus.insert(b.place_offsets[0]);
     TEST_ASSERT_EQUAL_INT(ABACUS_MAX_OFFSET, abacus.size());
     TEST_ASSERT_EQUAL_INT(ABACUS_MAX_OFFSET - 1, *abacus.rbegin());
-}
-
-// --position-coupling's offset reads the places of every token of the row, its last one too:
-// a row that ends on a digit (3 4 4 4: its last digit at place 3) keeps that place below the
-// table's last position in every draw, and reaches it
-static void test_place_offsets_count_a_digit_that_ends_the_row(void) {
-    Model m;
-    m.config.position_coupling = true, m.config.max_T = 10;  // positions 0..10
-    m.is_digit.assign(16, 0);
-    m.is_digit[4] = 1;
-    Batch b;
-    b.B = 1, b.T = 4;
-    b.tokens = {3, 4, 4, 4};
-    b.lengths = {4};
-    int highest = -1;
-    for (int step = 0; step < 2000; step++) {
-        draw_place_offsets(&b, m, 7, step);
-        highest = std::max(highest, b.place_offsets[0] + digit_place(b.tokens.data(), m.is_digit.data(), 3));
-    }
-    TEST_ASSERT_EQUAL_INT(3, digit_place(b.tokens.data(), m.is_digit.data(), 3));
-    TEST_ASSERT_EQUAL_INT(m.config.max_pos() - 1, highest);
 }
 
 // --stats' batch costs, counted again here from the sampler's examples: the paper's batches compute
@@ -1773,7 +1755,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_pack_batch_lays_the_sequences_end_to_end_in_fewer_rows);
     RUN_TEST(test_pack_fills_rows_longest_first_and_batch_cost_counts_its_shapes);
     RUN_TEST(test_place_offsets_reach_the_last_position_and_every_abacus_offset);
-    RUN_TEST(test_place_offsets_count_a_digit_that_ends_the_row);
     RUN_TEST(test_batch_cost_counts_what_the_steps_compute);
     RUN_TEST(test_pad_to_multiple_rounds_the_rows_and_computes_what_the_batch_did);
     RUN_TEST(test_rounding_takes_the_next_multiple_up_to_the_cap_and_never_cuts_a_row);
