@@ -1199,9 +1199,11 @@ static void test_pcfg_strings_and_values_follow_the_grammar(void) {
 static void test_lego_chains_follow_the_papers_generator(void) {
     const Task& lego = find_task("lego");
     Rng rng = rng_stream(9, 0);
-    std::map<int, int> first_name, sign, asked;
+    std::map<int, int> first_name, sign, asked, constant;
     for (int i = 0; i < 20000; i++) {
         Words p = lego.sample(lego, &rng, Bin{7, 7, 7});  // odd: ceil(n/2) is not n/2
+        TEST_ASSERT_TRUE(p[3] == "+1" || p[3] == "-1");  // "If a = +1 , ...": the chain's constant, +1 or -1 alike
+        constant[p[3] == "+1"]++;
         std::vector<std::string> chain;  // the variables in clause order: the chain's order
         for (size_t j = 1; j + 2 < p.size() && p[j] != "."; j++)
             if (p[j + 1] == "=") {
@@ -1213,6 +1215,7 @@ static void test_lego_chains_follow_the_papers_generator(void) {
     }
     TEST_ASSERT_EQUAL_STRING("", not_uniform(first_name, 0, 25).c_str());
     TEST_ASSERT_EQUAL_STRING("", not_uniform(sign, 0, 1).c_str());
+    TEST_ASSERT_EQUAL_STRING("", not_uniform(constant, 0, 1).c_str());
     TEST_ASSERT_EQUAL_STRING("", not_uniform(asked, 4, 6).c_str());
 }
 
@@ -1762,20 +1765,6 @@ static void test_index_hint_offsets_are_drawn_apart_for_each_split(void) {
     TEST_ASSERT_LESS_THAN(5, same);
 }
 
-// LEGO's chain starts from a constant that is +1 or -1 alike: the generator draws every variable's
-// value uniformly from {+1, -1} (test_lego_chains_follow_the_papers_generator checks the links' signs)
-static void test_lego_constants_are_plus_and_minus_one_alike(void) {
-    const Task& lego = find_task("lego");
-    Rng rng = rng_stream(14, 0);
-    std::map<int, int> constant;
-    for (int i = 0; i < 4000; i++) {
-        Words p = lego.sample(lego, &rng, Bin{6, 6, 6});
-        TEST_ASSERT_TRUE(p[3] == "+1" || p[3] == "-1");  // "If a = +1 , ...": the first clause
-        constant[p[3] == "+1"]++;
-    }
-    TEST_ASSERT_EQUAL_STRING("", not_uniform(constant, 0, 1).c_str());
-}
-
 // The Chomsky tasks whose input is λ symbols drawn alike (even pairs, parity check, cycle
 // navigation, reverse, duplicate, odds first, bucket sort): every symbol of the task comes up alike
 static void test_chomsky_uniform_inputs_draw_every_symbol_alike(void) {
@@ -1861,7 +1850,6 @@ int main(int argc, char** argv) {
     RUN_TEST(test_modular_arithmetic_draws_every_digit_and_operator_alike);
     RUN_TEST(test_expressions_nested_to_the_limit_are_read);
     RUN_TEST(test_index_hint_offsets_are_drawn_apart_for_each_split);
-    RUN_TEST(test_lego_constants_are_plus_and_minus_one_alike);
     RUN_TEST(test_chomsky_uniform_inputs_draw_every_symbol_alike);
     RUN_TEST(test_stack_manipulation_of_one_word_is_one_bit);
     return UNITY_END();
